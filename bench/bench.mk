@@ -1,0 +1,1 @@
+## Benchmarks (not part of make check): make bench.

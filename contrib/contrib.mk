@@ -1,0 +1,1 @@
+## Samples, demo, CI recipes, shell completion.

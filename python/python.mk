@@ -1,0 +1,1 @@
+## The pysandboxes Python package (agent, eval guard, partial mode).

@@ -1,0 +1,1 @@
+## Data, not code: templates, base profiles, syscall groups, registries.

@@ -1,0 +1,46 @@
+/* The supervisor: spawn the interpreter under a seccomp user-notification
+ * filter and decide each notified system call against the policy (SPEC §3).
+ * Library style: returns 0 or -errno, never prints except the one-line refusal
+ * notices it is asked to write on `notice_fd` (stderr in practice).
+ */
+#ifndef SB_SUPERVISOR_H
+#define SB_SUPERVISOR_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "event.h"
+#include "policy.h"
+
+enum sb_mode {
+	SB_MODE_ENFORCE = 0,	/* refuse what the policy does not allow */
+	SB_MODE_LEARN,		/* allow everything, record events */
+	SB_MODE_AUDIT,		/* allow everything, report what would be refused */
+};
+
+/* Called on the supervisor's event thread, one event at a time, in order; the
+ * callee must not block for long.  Never called on a deciding worker. */
+typedef void sb_event_fn(const struct sb_event *ev, void *data);
+
+struct sb_run_opts {
+	const struct sb_policy *policy;
+	enum sb_mode mode;
+	const char *python;		/* absolute path of the interpreter to exec */
+	char *const *argv;		/* full argv, argv[0] as python itself would see it */
+	char *const *envp;		/* the child's environment, already filtered */
+	int notice_fd;			/* refusal lines "python-sb: DENIED ..." (-1: none) */
+	sb_event_fn *on_event;		/* every decision (log, learn, report); may be NULL */
+	void *event_data;
+	int agent_fd;			/* descriptor to inherit for the agent (-1: none) */
+	int workers;			/* worker threads (0: default) */
+};
+
+/* Run the program to completion.  *wstatus receives its wait status.
+ * Returns 0, or -errno when the sandbox could not be set up (-EBUSY: an outer
+ * seccomp supervisor already owns the listener; -ENOSYS: kernel too old). */
+int sb_supervise(const struct sb_run_opts *opts, int *wstatus);
+
+/* Forward a signal to the supervised program (from the CLI's handlers). */
+void sb_supervise_signal(int sig);
+
+#endif
