@@ -1,0 +1,1 @@
+## Network handlers of the supervisor (connect, bind, listen, sendto, sendmsg).
