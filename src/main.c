@@ -1,2 +1,555 @@
+/* python-sb: run a Python program under a learned whitelist.
+ *
+ * This file is the only one that talks to the user: it parses the command
+ * line, loads the policy, chooses the mode (enforce, learn, audit), starts the
+ * supervisor and, at the end, writes what was learned and exits with the
+ * program's status (its code, or 128+signal), 255 for our own failures.
+ */
 #include "config.h"
-int main(void) { return 0; }
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "cli.h"
+#include "diag.h"
+#include "drift.h"
+#include "interp.h"
+#include "learn.h"
+#include "log.h"
+#include "policy.h"
+#include "print.h"
+#include "pyframes.h"
+#include "runtime.h"
+#include "supervisor.h"
+
+extern char **environ;
+
+enum { SB_EXIT_INTERNAL = 255, SB_EXIT_USAGE = 2 };
+
+/* Everything one run owns; released by run_free(). */
+struct run {
+	struct sb_cli cli;
+	struct sb_interp interp;
+	char cwd[PATH_MAX];
+	char *config_path;
+	struct sb_policy *policy;
+	enum sb_mode mode;
+	char **child_env;
+	char **child_argv;
+	struct sb_agent *agent;
+	int agent_child_fd;
+	struct sb_learn *learn;
+	int log_fd;
+	pthread_mutex_t event_lock;	/* the agent's thread and the supervisor's event thread */
+	unsigned long denials;
+};
+
+static void run_free(struct run *r)
+{
+	if (r->agent)
+		sb_agent_free(r->agent);
+	if (r->agent_child_fd >= 0)
+		close(r->agent_child_fd);
+	if (r->learn)
+		sb_learn_free(r->learn);
+	if (r->log_fd >= 0)
+		close(r->log_fd);
+	sb_env_free(r->child_env);
+	free(r->child_argv);
+	sb_policy_free(r->policy);
+	free(r->config_path);
+	sb_interp_free(&r->interp);
+	sb_cli_free(&r->cli);
+	pthread_mutex_destroy(&r->event_lock);
+}
+
+/* ---- events: log, learn, audit ------------------------------------------ */
+
+static void on_event(const struct sb_event *ev, void *data)
+{
+	struct run *r = data;
+	char buf[8192];
+	int len;
+
+	pthread_mutex_lock(&r->event_lock);
+	if (ev->verdict != SB_ALLOWED)
+		r->denials++;
+	if (r->log_fd >= 0) {
+		len = sb_event_to_json(ev, buf, sizeof(buf));
+		if (len > 0 && write(r->log_fd, buf, (size_t)len) < 0)
+			; /* a full disk must not stop the program; the run's status is unaffected */
+	}
+	if (r->learn)
+		sb_learn_record(r->learn, ev);
+	pthread_mutex_unlock(&r->event_lock);
+}
+
+/* ---- signals -------------------------------------------------------------- */
+
+/* A terminal's Ctrl-C reaches the whole foreground group, the program
+ * included, so only signals sent to python-sb alone (kill(1), a service
+ * manager) are forwarded; that way the program sees each signal once. */
+static void forward_signal(int sig, siginfo_t *info, void *uctx)
+{
+	(void)uctx;
+	if (info->si_code == SI_KERNEL)
+		return;
+	sb_supervise_signal(sig);
+}
+
+static void install_signal_forwarding(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- argv for the interpreter -------------------------------------------- */
+
+static int build_child_argv(struct run *r)
+{
+	const struct sb_cli *c = &r->cli;
+	size_t n = 0, cap = 4 + c->n_py_opts + c->n_args;
+	char **argv = calloc(cap, sizeof(*argv));
+
+	if (!argv)
+		return -ENOMEM;
+	argv[n++] = r->interp.argv0;
+	for (size_t i = 0; i < c->n_py_opts; i++)
+		argv[n++] = (char *)c->py_opts[i];
+	switch (c->cmd) {
+	case SB_CMD_CODE:
+		argv[n++] = "-c";
+		argv[n++] = (char *)c->cmd_arg;
+		break;
+	case SB_CMD_MODULE:
+		argv[n++] = "-m";
+		argv[n++] = (char *)c->cmd_arg;
+		break;
+	case SB_CMD_SCRIPT:
+		argv[n++] = (char *)c->cmd_arg;
+		break;
+	case SB_CMD_STDIN:
+		argv[n++] = "-";
+		break;
+	case SB_CMD_NONE:
+		break;
+	}
+	for (size_t i = 0; i < c->n_args; i++)
+		argv[n++] = c->args[i];
+	argv[n] = NULL;
+	r->child_argv = argv;
+	return 0;
+}
+
+/* Upstream always passes TERM (reference §1.2); add it when no rule did. */
+static int add_term(char ***envp)
+{
+	const char *term = getenv("TERM");
+	size_t n = 0;
+	char **e = *envp, **ne, *kv;
+
+	if (!term || !*term)
+		return 0;
+	for (; e[n]; n++)
+		if (strncmp(e[n], "TERM=", 5) == 0)
+			return 0;
+	if (asprintf(&kv, "TERM=%s", term) < 0)
+		return -ENOMEM;
+	ne = realloc(e, (n + 2) * sizeof(*ne));
+	if (!ne) {
+		free(kv);
+		return -ENOMEM;
+	}
+	ne[n] = kv;
+	ne[n + 1] = NULL;
+	*envp = ne;
+	return 0;
+}
+
+static int build_child_env(struct run *r)
+{
+	int rc;
+
+	if (r->mode == SB_MODE_LEARN) {
+		/* Learning watches the program with the full environment (reference §3)
+		 * and records which variables it reads. */
+		size_t n = 0;
+
+		while (environ[n])
+			n++;
+		r->child_env = calloc(n + 1, sizeof(char *));
+		if (!r->child_env)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			if (!(r->child_env[i] = strdup(environ[i])))
+				return -ENOMEM;
+		return 0;
+	}
+	rc = sb_policy_build_env(r->policy, environ, &r->child_env);
+	if (rc)
+		return rc;
+	return add_term(&r->child_env);
+}
+
+/* ---- policy ---------------------------------------------------------------- */
+
+static int load_policy(struct run *r)
+{
+	struct sb_load_opts o = {
+		.config_path = r->config_path,
+		.cli_rules = (const char *const *)r->cli.rules,
+		.n_cli_rules = r->cli.n_rules,
+		.envp = environ,
+		.cwd = r->cwd,
+		.cli_learn = r->cli.learn ? (r->cli.learn_file ? r->cli.learn_file : "") : NULL,
+	};
+	struct sb_diag d;
+	int rc;
+
+	sb_diag_init(&d);
+	rc = sb_policy_load(&o, &r->policy, &d);
+	if (rc == -EINVAL || sb_diag_has_errors(&d)) {
+		sb_print_warnings(&d);
+		sb_print_config_errors(&d);
+		sb_diag_free(&d);
+		return -EINVAL;
+	}
+	sb_print_warnings(&d);
+	sb_diag_free(&d);
+	if (rc) {
+		sb_error("cannot load the policy '%s': %s", r->config_path, strerror(-rc));
+		return rc;
+	}
+	rc = sb_runtime_grants(r->policy, r->interp.exe);
+	if (rc)
+		sb_error("cannot grant the interpreter's own files (%s): %s", r->interp.exe, strerror(-rc));
+	return rc;
+}
+
+static int select_mode(struct run *r)
+{
+	const struct sb_settings *s = sb_policy_settings(r->policy);
+
+	if (s->learn_file) {
+		if (r->cli.audit) {
+			sb_error("--audit and learning cannot be combined");
+			return -EINVAL;
+		}
+		r->mode = SB_MODE_LEARN;
+	} else {
+		r->mode = r->cli.audit ? SB_MODE_AUDIT : SB_MODE_ENFORCE;
+	}
+	return 0;
+}
+
+/* ---- running ----------------------------------------------------------------- */
+
+static int open_log(struct run *r)
+{
+	if (!r->cli.log_file)
+		return 0;
+	r->log_fd = open(r->cli.log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (r->log_fd < 0) {
+		sb_error("cannot open the log '%s': %s", r->cli.log_file, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static int start_helpers(struct run *r)
+{
+	const struct sb_settings *s = sb_policy_settings(r->policy);
+	int rc;
+
+	if (r->mode == SB_MODE_LEARN) {
+		struct sb_learn_opts lo = {
+			.policy = r->policy, .envp = environ, .cwd = r->cwd,
+			.python_prefix = r->interp.exe,
+		};
+
+		rc = sb_learn_new(&lo, &r->learn);
+		if (rc) {
+			sb_error("cannot start learning: %s", strerror(-rc));
+			return rc;
+		}
+	}
+	if (!s->py_sandbox)
+		return 0;
+	if (!sb_agent_loadable(r->cli.py_opts, r->cli.n_py_opts)) {
+		sb_warn("-I, -E or -S keep the Python agent out: imports and API calls are not guarded, "
+			"the supervisor alone enforces the policy");
+		return 0;
+	}
+	rc = sb_agent_prepare(r->policy, r->mode, &r->child_env, &r->agent, &r->agent_child_fd);
+	if (rc)
+		sb_error("cannot prepare the Python agent: %s", strerror(-rc));
+	return rc;
+}
+
+static int exit_status(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return SB_EXIT_INTERNAL;
+}
+
+static void report_supervise_error(int rc)
+{
+	switch (rc) {
+	case -EBUSY:
+		sb_error_hint("run python-sb outside that sandbox (or its supervisor's own policy must "
+			      "confine the program)",
+			      "another seccomp supervisor already watches this process tree "
+			      "(SECCOMP_FILTER_FLAG_NEW_LISTENER: EBUSY)");
+		break;
+	case -ENOSYS:
+	case -EINVAL:
+		sb_error_hint("python-sb needs Linux >= 5.14 with CONFIG_SECCOMP_FILTER "
+			      "(seccomp user notification with ADDFD_FLAG_SEND)",
+			      "this kernel cannot supervise the program: %s", strerror(-rc));
+		break;
+	default:
+		sb_error("cannot start the supervised program: %s", strerror(-rc));
+	}
+}
+
+static int finish_learning(struct run *r)
+{
+	const struct sb_settings *s = sb_policy_settings(r->policy);
+	struct sb_diag d;
+	char *msg = NULL;
+	int rc;
+
+	sb_diag_init(&d);
+	rc = sb_learn_write(r->learn, s->learn_file, NULL, &msg, &d);
+	sb_print_warnings(&d);
+	if (rc) {
+		sb_print_config_errors(&d);
+		sb_error("cannot write the learned rules to '%s': %s", s->learn_file, strerror(-rc));
+	} else if (msg) {
+		sb_msg("%s", msg);
+	}
+	free(msg);
+	sb_diag_free(&d);
+	return rc;
+}
+
+static int run_program(struct run *r)
+{
+	struct sb_run_opts o = {
+		.policy = r->policy,
+		.mode = r->mode,
+		.python = r->interp.exe,
+		.argv = r->child_argv,
+		.envp = r->child_env,
+		.notice_fd = STDERR_FILENO,
+		.on_event = on_event,
+		.event_data = r,
+		.agent_fd = r->agent_child_fd,
+	};
+	int wstatus = 0, rc;
+
+	if (r->agent && (rc = sb_agent_start(r->agent, on_event, r)) != 0) {
+		sb_error("cannot start the Python agent channel: %s", strerror(-rc));
+		return SB_EXIT_INTERNAL;
+	}
+	install_signal_forwarding();
+	rc = sb_supervise(&o, &wstatus);
+	if (r->agent)
+		sb_agent_finish(r->agent);
+	if (rc) {
+		report_supervise_error(rc);
+		return SB_EXIT_INTERNAL;
+	}
+	if (r->learn && finish_learning(r))
+		return SB_EXIT_INTERNAL;
+	if (r->mode == SB_MODE_AUDIT && r->denials) {
+		sb_msg("audit: %lu access(es) would have been refused%s", r->denials,
+		       r->cli.log_file ? " (see the log)" : "; use --log=FILE for details");
+		if (r->cli.fail_on_violation)
+			return WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? 1 : exit_status(wstatus);
+	}
+	return exit_status(wstatus);
+}
+
+/* ---- the other actions ------------------------------------------------------- */
+
+static int exec_python_directly(struct run *r, const char *opt)
+{
+	char *argv[] = { r->interp.argv0, (char *)opt, NULL };
+
+	execv(r->interp.exe, argv);
+	sb_error("cannot run %s: %s", r->interp.exe, strerror(errno));
+	return SB_EXIT_INTERNAL;
+}
+
+static int do_check_config(struct run *r)
+{
+	char *text = NULL;
+	int rc = sb_policy_describe(r->policy, &text);
+
+	if (rc) {
+		sb_error("cannot describe the policy: %s", strerror(-rc));
+		return SB_EXIT_INTERNAL;
+	}
+	fputs(text, stdout);
+	free(text);
+	return 0;
+}
+
+static int do_diff(struct run *r)
+{
+	struct sb_diag d;
+	char *text = NULL;
+	bool differ = false;
+	int rc;
+
+	sb_diag_init(&d);
+	rc = sb_drift_diff(r->cli.diff_old, r->cli.diff_new, environ, r->cwd, &text, &differ, &d);
+	if (rc) {
+		sb_print_config_errors(&d);
+		sb_diag_free(&d);
+		sb_error("cannot compare '%s' and '%s': %s", r->cli.diff_old, r->cli.diff_new, strerror(-rc));
+		return SB_EXIT_INTERNAL;
+	}
+	sb_diag_free(&d);
+	fputs(text, stdout);
+	free(text);
+	return differ ? 1 : 0;
+}
+
+static int do_stack(struct run *r)
+{
+	char *text = NULL, *end;
+	long pid = strtol(r->cli.stack_pid, &end, 10);
+	int rc;
+
+	if (*end || pid <= 0 || pid > INT_MAX) {
+		sb_error("--stack needs a process id, not '%s'", r->cli.stack_pid);
+		return SB_EXIT_USAGE;
+	}
+	rc = sb_stack_dump((pid_t)pid, r->cli.native, &text);
+	if (rc) {
+		if (rc == -EPERM || rc == -EACCES)
+			sb_error_hint("run as the same user as the process, as root, or lower "
+				      "/proc/sys/kernel/yama/ptrace_scope",
+				      "cannot read process %ld: %s", pid, strerror(-rc));
+		else if (rc == -ESRCH)
+			sb_error("no process %ld", pid);
+		else
+			sb_error("cannot read the stacks of process %ld: %s", pid, strerror(-rc));
+		return SB_EXIT_INTERNAL;
+	}
+	fputs(text, stdout);
+	free(text);
+	return 0;
+}
+
+static int find_interpreter(struct run *r)
+{
+	int rc = sb_interp_find(r->cli.python, getenv("PATH"), &r->interp);
+
+	if (rc) {
+		sb_error_hint("install python3, or name one with --python=PATH",
+			      "cannot find the interpreter '%s': %s",
+			      r->cli.python ? r->cli.python : "python3", strerror(-rc));
+	}
+	return rc;
+}
+
+static int parse_command_line(struct run *r, int argc, char **argv)
+{
+	struct sb_diag d;
+	int rc;
+
+	sb_diag_init(&d);
+	rc = sb_cli_parse(argc, argv, &r->cli, &d);
+	for (size_t i = 0; i < d.n; i++)
+		fprintf(stderr, "%s\n", d.items[i].msg);
+	sb_diag_free(&d);
+	return rc;
+}
+
+static int prepare_run(struct run *r)
+{
+	int rc;
+
+	rc = sb_cli_find_config(&r->cli, r->interp.exe, r->cwd, &r->config_path);
+	if (rc) {
+		sb_error("cannot locate the rule file: %s", strerror(-rc));
+		return SB_EXIT_INTERNAL;
+	}
+	if (load_policy(r))
+		return SB_EXIT_INTERNAL;
+	if (r->cli.action == SB_ACT_CHECK_CONFIG)
+		return do_check_config(r);
+	if (select_mode(r) || build_child_env(r) || open_log(r) || start_helpers(r) ||
+	    build_child_argv(r))
+		return SB_EXIT_INTERNAL;
+	return run_program(r);
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = { .log_fd = -1, .agent_child_fd = -1 };
+	int status;
+
+	pthread_mutex_init(&r.event_lock, NULL);
+	if (!getcwd(r.cwd, sizeof(r.cwd))) {
+		sb_error("cannot read the current directory: %s", strerror(errno));
+		return SB_EXIT_INTERNAL;
+	}
+	if (parse_command_line(&r, argc, argv)) {
+		run_free(&r);
+		return SB_EXIT_USAGE;
+	}
+	switch (r.cli.action) {
+	case SB_ACT_HELP:
+		fputs(sb_cli_help(), stdout);
+		status = 0;
+		break;
+	case SB_ACT_DIFF:
+		status = do_diff(&r);
+		break;
+	case SB_ACT_STACK:
+		status = do_stack(&r);
+		break;
+	case SB_ACT_ATTACH:
+		sb_error_hint("use --stack PID to see what it is doing",
+			      "--attach is reserved for the ptrace backend, which this build does not have yet");
+		status = SB_EXIT_INTERNAL;
+		break;
+	case SB_ACT_VERSION:
+		status = find_interpreter(&r) ? SB_EXIT_INTERNAL : exec_python_directly(&r, "--version");
+		break;
+	case SB_ACT_PY_HELP:
+		status = find_interpreter(&r) ? SB_EXIT_INTERNAL
+					      : exec_python_directly(&r, r.cli.py_opts[r.cli.n_py_opts - 1]);
+		break;
+	default:
+		status = find_interpreter(&r) ? SB_EXIT_INTERNAL : prepare_run(&r);
+	}
+	run_free(&r);
+	return status;
+}

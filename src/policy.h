@@ -186,6 +186,73 @@ bool sb_policy_check_exec(const struct sb_policy *p, const char *canon, const st
 int sb_policy_build_env(const struct sb_policy *p, char *const *host, char ***out);
 void sb_env_free(char **env);
 
+/* ---- inventories (kernel layers, learner, DNS pinning, --check-config) -- */
+
+/* An exposure: explicit (expose-ro/-rw) or implicit (sb_policy_grant). */
+struct sb_expose {
+	const char *path;	/* canonical */
+	bool write;
+	bool implicit;
+	const struct sb_rule_ref *ref;
+};
+size_t sb_policy_exposures(const struct sb_policy *p, const struct sb_expose **out);
+
+struct sb_port_range {
+	uint16_t lo, hi;
+};
+
+/* One compiled net= entry (a rule naming a host gives one entry per address).
+ * The array is ordered DENY first, then ALLOW, most specific prefix first. */
+struct sb_net_rule {
+	bool deny;
+	unsigned protos;	/* SB_PROTO_* */
+	unsigned dirs;		/* SB_DIR_* */
+	int family;		/* AF_INET or AF_INET6 */
+	uint8_t addr[16];	/* network address (host bits cleared), 4 bytes used for v4 */
+	unsigned plen;
+	const struct sb_port_range *ports;	/* empty: the rule matches no port */
+	size_t n_ports;
+	const char *host;	/* host name the address came from, or NULL */
+	const struct sb_rule_ref *ref;
+};
+size_t sb_policy_net_rules(const struct sb_policy *p, const struct sb_net_rule **out);
+
+/* Host names of net= rules, resolved once at load (DNS pinning). */
+struct sb_host_addr {
+	int family;
+	uint8_t addr[16];
+};
+struct sb_host {
+	const char *name;
+	const char *source;	/* "hosts file", "built-in", "DNS" */
+	size_t n_addrs;
+	const struct sb_host_addr *addrs;
+};
+size_t sb_policy_hosts(const struct sb_policy *p, const struct sb_host **out);
+
+/* Provider parameters (bwrap.*, firejail.*, unshare.*, known qemu.*), in
+ * file order; `key` is without the "<provider>." prefix. */
+struct sb_provider_param {
+	const char *provider;
+	const char *key;
+	const char *value;
+	const struct sb_rule_ref *ref;
+};
+size_t sb_policy_provider_params(const struct sb_policy *p, const struct sb_provider_param **out);
+
+/* Is the variable `name` named by an env=/unenv= rule (exact or glob)?  The
+ * learner skips those. */
+bool sb_policy_env_covers(const struct sb_policy *p, const char *name);
+
+/* python-import= decision for a module (judged on its top-level name). */
+bool sb_policy_import_allowed(const struct sb_policy *p, const char *module);
+
+/* python-api= decision for one registry function; false for unknown names. */
+bool sb_policy_api_allowed(const struct sb_policy *p, const char *qualname, const struct sb_rule_ref **hit);
+
+/* The template the loader used (also what the learner merges into). */
+const char *sb_policy_template_path(const struct sb_policy *p);
+
 /* ---- the agent -------------------------------------------------------- */
 
 /* JSON handed to the in-interpreter agent (python/pysandboxes) over an inherited
