@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Benchmark python-sb against bare python and strace in one run.
+
+Each workload runs bare, under `python-sb` (enforce mode, a policy that allows
+the workload), and under `strace -f --seccomp-bpf` tracing the same system
+calls; runs alternate between the three so that machine noise hits them alike.
+The table gives medians and ratios; nothing here asserts timings (make check
+never runs this).
+
+    python3 bench/run.py [--python-sb PATH] [--python PATH] [--runs N] [--write-results]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+WORKLOADS: dict[str, str] = {
+    "start (-c pass)": "pass",
+    "import-heavy start": textwrap.dedent("""
+        import json, email.parser, http.client, asyncio, ssl, sqlite3, decimal
+        try:
+            import numpy
+        except ImportError:
+            pass
+        """),
+    "20000 opens": textwrap.dedent("""
+        import os
+        for _ in range(20000):
+            os.close(os.open("data.txt", os.O_RDONLY))
+        """),
+    "2000 connects (loopback)": textwrap.dedent("""
+        import os, socket
+        port = int(os.environ["BENCH_PORT"])
+        for _ in range(2000):
+            s = socket.socket()
+            s.connect(("127.0.0.1", port))
+            s.close()
+        """),
+    "200 spawns": textwrap.dedent("""
+        import subprocess
+        for _ in range(200):
+            subprocess.run(["/bin/true"], check=True)
+        """),
+    "8 threads x 2500 opens": textwrap.dedent("""
+        import os, threading
+        def work():
+            for _ in range(2500):
+                os.close(os.open("data.txt", os.O_RDONLY))
+        ts = [threading.Thread(target=work) for _ in range(8)]
+        for t in ts: t.start()
+        for t in ts: t.join()
+        """),
+}
+
+POLICY = """\
+expose-rw=.
+net=ALLOW|TCP|127.0.0.1|*|OUT
+python-import=*
+python-api=ALLOW:process-exec, threads
+exec=/bin/true
+exec=/usr/bin/true
+os-sandbox=${OS_SANDBOX:-auto}
+env=BENCH_PORT=${BENCH_PORT}
+env=PATH=${PATH}
+"""
+
+STRACE_CALLS = ("open,openat,openat2,creat,newfstatat,statx,access,faccessat,faccessat2,readlink,"
+                "readlinkat,execve,execveat,connect,bind,sendto,sendmsg,unlink,unlinkat,rename,"
+                "renameat,renameat2,mkdir,mkdirat")
+
+
+def accept_forever(srv: socket.socket) -> None:
+    while True:
+        try:
+            c, _ = srv.accept()
+        except OSError:
+            return
+        c.close()
+
+
+def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    dt = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise RuntimeError(f"{cmd[:3]}... failed ({r.returncode}): {r.stderr.decode()[-400:]}")
+    return dt
+
+
+def supervisor_rss(sb: str, python: str, work: Path, env: dict[str, str]) -> int:
+    """Peak RSS (KiB) of the python-sb process itself during the open loop."""
+    prog = WORKLOADS["20000 opens"] + "\nimport time; time.sleep(0.5)\n"
+    (work / "rss.py").write_text(prog)
+    p = subprocess.Popen([sb, f"--python={python}", "rss.py"], cwd=work, env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = 0
+    while p.poll() is None:
+        try:
+            for line in Path(f"/proc/{p.pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]))
+        except OSError:
+            break
+        time.sleep(0.05)
+    return peak
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--python-sb", default=str(HERE.parent / "python-sb"))
+    ap.add_argument("--python", default="/usr/bin/python3")
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--only", help="substring of the workload names to run")
+    ap.add_argument("--write-results", action="store_true", help="write bench/RESULTS.md")
+    args = ap.parse_args()
+
+    strace = shutil.which("strace")
+    work = Path(tempfile.mkdtemp(prefix="sb-bench-"))
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(512)
+    threading.Thread(target=accept_forever, args=(srv,), daemon=True).start()
+    env = dict(os.environ, BENCH_PORT=str(srv.getsockname()[1]), OS_SANDBOX=os.environ.get("OS_SANDBOX", "auto"))
+    (work / "data.txt").write_text("x\n")
+    (work / ".py-sandboxes").write_text(POLICY)
+
+    modes = {"bare": lambda f: [args.python, f],
+             "python-sb": lambda f: [args.python_sb, f"--python={args.python}", f]}
+    if strace:
+        modes["strace"] = lambda f: [strace, "-f", "-qq", "--seccomp-bpf", "-e", f"trace={STRACE_CALLS}",
+                                     "-o", "/dev/null", args.python, f]
+
+    rows = []
+    for name, code in WORKLOADS.items():
+        if args.only and args.only not in name:
+            continue
+        f = f"w{len(rows)}.py"
+        (work / f).write_text(code)
+        times: dict[str, list[float]] = {m: [] for m in modes}
+        for m in modes:  # warm-up
+            timed(modes[m](f), work, env)
+        for _ in range(args.runs):
+            for m in modes:
+                times[m].append(timed(modes[m](f), work, env))
+        med = {m: statistics.median(v) for m, v in times.items()}
+        rows.append((name, med))
+        print(f"{name:28s} " + "  ".join(f"{m} {med[m] * 1000:8.1f} ms" for m in modes), flush=True)
+
+    rss = supervisor_rss(args.python_sb, args.python, work, env)
+    srv.close()
+    shutil.rmtree(work, ignore_errors=True)
+
+    out = [f"# python-sb benchmark ({time.strftime('%Y-%m-%d')})", "",
+           f"Machine: {platform.machine()}, {os.cpu_count()} cores, kernel {platform.release()}, "
+           f"python {args.python} ({subprocess.run([args.python, '-V'], capture_output=True, text=True).stdout.strip()}); "
+           f"median of {args.runs} alternating runs; OS_SANDBOX={env['OS_SANDBOX']}.", "",
+           "| workload | bare | python-sb | ratio | strace | ratio | python-sb added / strace added |",
+           "|---|---|---|---|---|---|---|"]
+    for name, med in rows:
+        b, s = med["bare"], med["python-sb"]
+        t = med.get("strace")
+        tcol = f"{t * 1000:.1f} ms | {t / b:.2f}" if t else "n/a | n/a"
+        added = f"{(s - b) / (t - b):.2f}" if t and t > b else "n/a"
+        out.append(f"| {name} | {b * 1000:.1f} ms | {s * 1000:.1f} ms | {s / b:.2f} | {tcol} | {added} |")
+    out += ["", f"python-sb supervisor peak RSS during the open loop: {rss / 1024:.1f} MiB", ""]
+    text = "\n".join(out)
+    print()
+    print(text)
+    if args.write_results:
+        (HERE / "RESULTS.md").write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
