@@ -126,38 +126,7 @@ static void install_signal_forwarding(void)
 
 static int build_child_argv(struct run *r)
 {
-	const struct sb_cli *c = &r->cli;
-	size_t n = 0, cap = 4 + c->n_py_opts + c->n_args;
-	char **argv = calloc(cap, sizeof(*argv));
-
-	if (!argv)
-		return -ENOMEM;
-	argv[n++] = r->interp.argv0;
-	for (size_t i = 0; i < c->n_py_opts; i++)
-		argv[n++] = (char *)c->py_opts[i];
-	switch (c->cmd) {
-	case SB_CMD_CODE:
-		argv[n++] = "-c";
-		argv[n++] = (char *)c->cmd_arg;
-		break;
-	case SB_CMD_MODULE:
-		argv[n++] = "-m";
-		argv[n++] = (char *)c->cmd_arg;
-		break;
-	case SB_CMD_SCRIPT:
-		argv[n++] = (char *)c->cmd_arg;
-		break;
-	case SB_CMD_STDIN:
-		argv[n++] = "-";
-		break;
-	case SB_CMD_NONE:
-		break;
-	}
-	for (size_t i = 0; i < c->n_args; i++)
-		argv[n++] = c->args[i];
-	argv[n] = NULL;
-	r->child_argv = argv;
-	return 0;
+	return sb_cli_python_argv(&r->cli, r->interp.argv0, &r->child_argv);
 }
 
 /* Upstream always passes TERM (reference §1.2); add it when no rule did. */
@@ -395,12 +364,20 @@ static int run_program(struct run *r)
 
 /* ---- the other actions ------------------------------------------------------- */
 
-static int exec_python_directly(struct run *r, const char *opt)
+/* -V/-VV and --help-env/--help-xoptions/--help-all are answered by the
+ * interpreter itself, with the options as typed. */
+static int exec_python_directly(struct run *r)
 {
-	char *argv[] = { r->interp.argv0, (char *)opt, NULL };
+	char **argv = NULL;
+	int rc = sb_cli_python_argv(&r->cli, r->interp.argv0, &argv);
 
+	if (rc) {
+		sb_error("cannot build the interpreter's command line: %s", strerror(-rc));
+		return SB_EXIT_INTERNAL;
+	}
 	execv(r->interp.exe, argv);
 	sb_error("cannot run %s: %s", r->interp.exe, strerror(errno));
+	free(argv);
 	return SB_EXIT_INTERNAL;
 }
 
@@ -541,11 +518,8 @@ int main(int argc, char **argv)
 		status = SB_EXIT_INTERNAL;
 		break;
 	case SB_ACT_VERSION:
-		status = find_interpreter(&r) ? SB_EXIT_INTERNAL : exec_python_directly(&r, "--version");
-		break;
 	case SB_ACT_PY_HELP:
-		status = find_interpreter(&r) ? SB_EXIT_INTERNAL
-					      : exec_python_directly(&r, r.cli.py_opts[r.cli.n_py_opts - 1]);
+		status = find_interpreter(&r) ? SB_EXIT_INTERNAL : exec_python_directly(&r);
 		break;
 	default:
 		status = find_interpreter(&r) ? SB_EXIT_INTERNAL : prepare_run(&r);
