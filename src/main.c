@@ -53,6 +53,7 @@ struct run {
 	int log_fd;
 	pthread_mutex_t event_lock;	/* the agent's thread and the supervisor's event thread */
 	unsigned long denials;
+	unsigned long log_lost;	/* log lines that could not be written */
 };
 
 static void run_free(struct run *r)
@@ -87,8 +88,10 @@ static void on_event(const struct sb_event *ev, void *data)
 		r->denials++;
 	if (r->log_fd >= 0) {
 		len = sb_event_to_json(ev, buf, sizeof(buf));
-		if (len > 0 && write(r->log_fd, buf, (size_t)len) < 0)
-			; /* a full disk must not stop the program; the run's status is unaffected */
+		/* A full disk must not stop the program: a lost log line is counted,
+		 * the decision itself was already made. */
+		if (len > 0 && write(r->log_fd, buf, (size_t)len) != len)
+			r->log_lost++;
 	}
 	if (r->learn)
 		sb_learn_record(r->learn, ev);
