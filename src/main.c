@@ -437,6 +437,9 @@ static int do_stack(struct run *r)
 				      "cannot read process %ld: %s", pid, strerror(-rc));
 		else if (rc == -ESRCH)
 			sb_error("no process %ld", pid);
+		else if (rc == -ENOENT)
+			sb_error_hint("python-sb reads CPython 3.11 to 3.14",
+				      "process %ld does not run a Python interpreter python-sb can read", pid);
 		else
 			sb_error("cannot read the stacks of process %ld: %s", pid, strerror(-rc));
 		return SB_EXIT_INTERNAL;
