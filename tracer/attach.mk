@@ -1,0 +1,1 @@
+## Attach mode: the ptrace backend.
