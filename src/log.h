@@ -1,4 +1,9 @@
-/* The decision log: one JSON object per line (doc/log-schema.md). */
+/* The decision log: one JSON object per line (doc/log-schema.md), and the
+ * human refusal line printed on stderr.
+ *
+ * Every function here writes into a caller's buffer and never allocates, so
+ * the supervisor may call them on a deciding worker or in the event thread.
+ */
 #ifndef SB_LOG_H
 #define SB_LOG_H
 
@@ -6,12 +11,42 @@
 
 #include "event.h"
 
+/* Version of the JSON lines schema ("version" field). */
+#define SB_LOG_SCHEMA_VERSION 1
+
+/* A buffer this big holds the JSON line of any event (every byte of every
+ * string escaped, rule file and text up to PATH_MAX each). */
+#define SB_LOG_LINE_MAX (128 * 1024)
+/* A buffer this big holds the human line of any event (long names and paths
+ * are cut with "..." there). */
+#define SB_NOTICE_MAX 8192
+
 /* Serialise `ev` as one JSON line (with '\n') into buf.  Returns the length,
- * or -ENOSPC when it does not fit. */
+ * or -ENOSPC when it does not fit (buf then holds no usable line). */
 int sb_event_to_json(const struct sb_event *ev, char *buf, size_t cap);
 
 /* The human refusal line, "python-sb: DENIED open '/x' (read) at a.py:3 in f(): no expose rule; add expose-ro=/"
- * with '\n'.  Returns the length or -ENOSPC. */
+ * with '\n' ("WOULD DENY" for SB_WOULD_DENY).  Returns the length or -ENOSPC. */
 int sb_event_to_notice(const struct sb_event *ev, char *buf, size_t cap);
+
+/* The rule line that would allow `ev` ("expose-ro=~/.ssh", "net=ALLOW|TCP|
+ * 10.0.0.1/32|80|OUT", "python-api=ALLOW:threads"...): ev->tip when the
+ * supervisor filled it, else computed from the event (HOME and the current
+ * directory give the ~/ and ./ spellings).  Empty when no line can allow it
+ * (an explicit net=DENY, an ignore= rule, the protected policy file).
+ * Returns the length or -ENOSPC. */
+int sb_event_tip(const struct sb_event *ev, char *buf, size_t cap);
+
+/* Names used in both the log and the rule files. */
+const char *sb_api_category_name(int cat);		/* "process-exec", ... or NULL */
+int sb_api_category_from_name(const char *name);	/* enum sb_api_category or -1 */
+const char *sb_event_kind_name(enum sb_event_kind kind);	/* "path", "net", ... */
+
+/* Append `s` to buf[*len..cap) as a JSON string with its quotes: '"' and
+ * '\\' escaped, control characters as \n/\t/\u00XX, and bytes that are not
+ * valid UTF-8 as the text \xHH (a backslash, 'x' and two hex digits, so a
+ * hostile name can neither break the line nor be mistaken for another).
+ * Returns 0 or -ENOSPC (then *len is unchanged). */
+int sb_json_put_str(char *buf, size_t cap, size_t *len, const char *s);
 
 #endif

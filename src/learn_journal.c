@@ -1,0 +1,141 @@
+/* The learning journal: a crash-proof copy of what the recorder learned.
+ *
+ * python-sb writes the rule file at the end of the run, which covers every
+ * way the *program* can end (the supervisor outlives it) and the signals
+ * python-sb itself forwards.  Only a SIGKILL of python-sb (or a crash) would
+ * lose the run; with a journal open, each new item is appended as one JSON
+ * line the moment it is learned, so the next learning run replays it
+ * (sb_learn_replay, in learn.c).  write(2) puts the line in the page cache,
+ * which survives the death of the process; fsync in batches protects against
+ * a machine crash as well without paying one disk flush per item.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "learn_int.h"
+#include "log.h"
+
+/* A flush after this many lines, or this long after the previous one. */
+#define JOURNAL_BATCH 64
+#define JOURNAL_PERIOD_MS 500
+
+char *sb_learn_journal_name(const char *rule_file)
+{
+	char *a = strdup(rule_file), *b = strdup(rule_file), *out = NULL;
+	const char *base;
+
+	if (a && b) {
+		base = basename(b);
+		/* Hidden like the rule file: ".py-sandboxes" -> ".py-sandboxes.journal". */
+		if (asprintf(&out, "%s/%s%s.journal", dirname(a), base[0] == '.' ? "" : ".", base) < 0)
+			out = NULL;
+	}
+	free(a);
+	free(b);
+	return out;
+}
+
+int sb_learn_journal_open(struct sb_learn *l, const char *path)
+{
+	int fd;
+	char *p = strdup(path);
+
+	if (!p)
+		return -ENOMEM;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		free(p);
+		return -errno;
+	}
+	pthread_mutex_lock(&l->lock);
+	if (l->jfd >= 0)
+		close(l->jfd);
+	free(l->jpath);
+	l->jfd = fd;
+	l->jpath = p;
+	l->jpending = 0;
+	clock_gettime(CLOCK_MONOTONIC, &l->jlast);
+	pthread_mutex_unlock(&l->lock);
+	return 0;
+}
+
+int sb_learn_journal_close(struct sb_learn *l, bool remove)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&l->lock);
+	if (l->jfd < 0)
+		goto out;
+	if (remove && unlink(l->jpath) < 0 && errno != ENOENT)
+		rc = -errno;
+	if (!remove && fsync(l->jfd) < 0)
+		rc = -errno;
+	close(l->jfd);
+	l->jfd = -1;
+	free(l->jpath);
+	l->jpath = NULL;
+out:
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+static void journal_sync_maybe(struct sb_learn *l)
+{
+	struct timespec now;
+	long ms;
+
+	l->jpending++;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (now.tv_sec - l->jlast.tv_sec) * 1000 + (now.tv_nsec - l->jlast.tv_nsec) / 1000000;
+	if (l->jpending < JOURNAL_BATCH && ms < JOURNAL_PERIOD_MS)
+		return;
+	(void)fdatasync(l->jfd);
+	l->jpending = 0;
+	l->jlast = now;
+}
+
+/* Called with l->lock held, from the store functions. */
+void sb_learn_journal_item(struct sb_learn *l, const char *kind, const struct litem *it)
+{
+	char line[PATH_MAX * 2 + 1024], hex[33];
+	size_t len = 0, n;
+	bool net = strcmp(kind, "net") == 0 || strcmp(kind, "dns") == 0;
+	int r = 0;
+
+	if (l->jfd < 0 || l->replaying)
+		return;
+	len = (size_t)snprintf(line, sizeof(line), "{\"k\":\"%s\"", kind);
+	if (net) {
+		n = it->net.family == AF_INET6 ? 16 : 4;
+		for (size_t i = 0; i < n; i++)
+			sprintf(hex + 2 * i, "%02x", it->net.addr[i]);
+		len += (size_t)snprintf(line + len, sizeof(line) - len,
+					",\"fam\":%d,\"addr\":\"%s\",\"port\":%u,\"proto\":%u,\"dir\":%u",
+					it->net.family, hex, it->net.port, it->net.proto, it->net.dir);
+	}
+	if (!net || strcmp(kind, "dns") == 0) {
+		len += (size_t)snprintf(line + len, sizeof(line) - len, ",\"key\":");
+		r |= sb_json_put_str(line, sizeof(line), &len, strcmp(kind, "dns") == 0 ? it->aux : it->key);
+	}
+	len += (size_t)snprintf(line + len, sizeof(line) - len, ",\"bits\":%u,\"c\":%d", it->bits,
+				(it->flags & LI_CONTENT) ? 1 : 0);
+	if (it->why) {
+		len += (size_t)snprintf(line + len, sizeof(line) - len, ",\"why\":");
+		r |= sb_json_put_str(line, sizeof(line), &len, it->why);
+	}
+	if (r || len + 3 > sizeof(line))
+		return;	/* cannot happen with PATH_MAX-bounded keys */
+	memcpy(line + len, "}\n", 3);
+	len += 2;
+	/* One write per line: O_APPEND makes it land whole after the others. */
+	if (write(l->jfd, line, len) == (ssize_t)len)
+		journal_sync_maybe(l);
+}

@@ -1,0 +1,775 @@
+/* The decision log (JSON lines) and the human refusal line.
+ *
+ * Both are produced into a caller's buffer without allocating: the
+ * supervisor formats on its event thread (and may format a notice on a
+ * deciding worker), where a malloc could contend with the program's own
+ * allocator-heavy threads or fail at the worst moment.  Strings coming from
+ * the program (paths, names, locations) are hostile: they are escaped so that
+ * one event is always exactly one line, in the log and on the terminal.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+/* ---- names ------------------------------------------------------------ */
+
+static const char *const api_names[SB_API__COUNT] = {
+	[SB_API_PROCESS_EXEC] = "process-exec",
+	[SB_API_PROCESS_CONTROL] = "process-control",
+	[SB_API_PRIVILEGES] = "privileges",
+	[SB_API_THREADS] = "threads",
+	[SB_API_NATIVE] = "native",
+	[SB_API_INTROSPECTION] = "introspection",
+	[SB_API_DYNAMIC_CODE] = "dynamic-code",
+	[SB_API_DESERIALIZATION] = "deserialization",
+};
+
+const char *sb_api_category_name(int cat)
+{
+	if (cat < 0 || cat >= SB_API__COUNT)
+		return NULL;
+	return api_names[cat];
+}
+
+int sb_api_category_from_name(const char *name)
+{
+	for (int i = 0; i < SB_API__COUNT; i++)
+		if (strcmp(api_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *sb_event_kind_name(enum sb_event_kind kind)
+{
+	switch (kind) {
+	case SB_EV_PATH: return "path";
+	case SB_EV_NET: return "net";
+	case SB_EV_UNIX: return "unix";
+	case SB_EV_EXEC: return "exec";
+	case SB_EV_PROC: return "proc";
+	case SB_EV_ENV: return "env";
+	case SB_EV_IMPORT: return "import";
+	case SB_EV_API: return "api";
+	case SB_EV_DNS: return "dns";
+	}
+	return "unknown";
+}
+
+static const char *verdict_name(enum sb_verdict v)
+{
+	switch (v) {
+	case SB_ALLOWED: return "allowed";
+	case SB_DENIED: return "denied";
+	case SB_WOULD_DENY: return "would-deny";
+	}
+	return "unknown";
+}
+
+/* What the user did, in words: "open" for the whole open family, and so on. */
+static const char *display_verb(const struct sb_event *ev)
+{
+	static const struct { const char *sys, *verb; } verbs[] = {
+		{ "open", "open" }, { "openat", "open" }, { "openat2", "open" }, { "creat", "open" },
+		{ "stat", "stat" }, { "lstat", "stat" }, { "newfstatat", "stat" }, { "fstatat64", "stat" },
+		{ "statx", "stat" }, { "access", "access" }, { "faccessat", "access" },
+		{ "faccessat2", "access" }, { "readlink", "readlink" }, { "readlinkat", "readlink" },
+		{ "execve", "exec" }, { "execveat", "exec" }, { "mkdir", "mkdir" }, { "mkdirat", "mkdir" },
+		{ "unlink", "unlink" }, { "unlinkat", "unlink" }, { "rename", "rename" },
+		{ "renameat", "rename" }, { "renameat2", "rename" }, { "sendto", "send" },
+		{ "sendmsg", "send" }, { "sendmmsg", "send" },
+	};
+
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (strcmp(ev->syscall, verbs[i].sys) == 0)
+			return verbs[i].verb;
+	if (ev->syscall[0])
+		return ev->syscall;
+	switch (ev->kind) {
+	case SB_EV_ENV: return "env";
+	case SB_EV_IMPORT: return "import";
+	case SB_EV_API: return "call";
+	case SB_EV_DNS: return "resolve";
+	case SB_EV_EXEC: return "exec";
+	case SB_EV_NET: return ev->dir & SB_DIR_IN ? "bind" : "connect";
+	default: return "access";
+	}
+}
+
+static const char *access_name(unsigned access)
+{
+	static const char *const names[8] = {
+		"none", "read", "write", "read,write", "exec", "read,exec", "write,exec", "read,write,exec",
+	};
+	return names[access & 7u];
+}
+
+/* The intent of an event: what the program tried to do with the object. */
+static const char *intent_name(const struct sb_event *ev)
+{
+	switch (ev->kind) {
+	case SB_EV_PATH:
+	case SB_EV_UNIX:
+		return access_name(ev->access);
+	case SB_EV_NET:
+		if (strncmp(ev->syscall, "send", 4) == 0)
+			return "send";
+		if (strcmp(ev->syscall, "listen") == 0)
+			return "listen";
+		return ev->dir & SB_DIR_IN ? "bind" : "connect";
+	case SB_EV_EXEC: return "exec";
+	case SB_EV_PROC: {
+		const char *c = sb_api_category_name(ev->category);
+		return c ? c : "process";
+	}
+	case SB_EV_ENV: return "read";
+	case SB_EV_IMPORT: return "import";
+	case SB_EV_API: return "call";
+	case SB_EV_DNS: return "resolve";
+	}
+	return "unknown";
+}
+
+/* ---- a bounded output buffer ------------------------------------------ */
+
+struct out {
+	char *buf;
+	size_t cap, len;
+	bool full;
+};
+
+static void out_raw(struct out *o, const char *s, size_t n)
+{
+	if (o->full || n >= o->cap - o->len) {
+		o->full = true;
+		return;
+	}
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+	o->buf[o->len] = '\0';
+}
+
+static void out_s(struct out *o, const char *s)
+{
+	out_raw(o, s, strlen(s));
+}
+
+static void out_f(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_f(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->full)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= o->cap - o->len) {
+		o->full = true;
+		o->buf[o->len] = '\0';
+		return;
+	}
+	o->len += (size_t)n;
+}
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when s[0] does not
+ * start one: overlong forms, surrogates and code points past U+10FFFF are
+ * invalid (RFC 3629). */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+
+		if (s[1] < lo || s[1] > hi || (s[2] & 0xc0) != 0x80)
+			return 0;
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+
+		if (s[1] < lo || s[1] > hi || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/* Escape `s` for JSON (json=true) or for a single-quoted terminal string:
+ * both keep the output on one line and show invalid bytes as \xHH.  Past
+ * `limit` output bytes the rest is replaced by "..." (terminal lines only:
+ * a log line is data and is never cut). */
+static void out_escaped_max(struct out *o, const char *s, bool json, size_t limit)
+{
+	size_t start = o->len;
+
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	char e[8];
+
+	while (*p && !o->full) {
+		unsigned c = *p;
+		size_t n = utf8_len(p);
+
+		if (o->len - start >= limit) {
+			out_s(o, "...");
+			return;
+		}
+		if (n == 0) {
+			/* Text, not a \u escape: \u00XX would claim a Latin-1 character. */
+			if (json) {
+				char t[7] = { '\\', '\\', 'x', hex[c >> 4], hex[c & 15], 0 };
+				out_s(o, t);
+			} else {
+				char t[5] = { '\\', 'x', hex[c >> 4], hex[c & 15], 0 };
+				out_s(o, t);
+			}
+			p++;
+			continue;
+		}
+		if (n > 1) {
+			out_raw(o, (const char *)p, n);
+			p += n;
+			continue;
+		}
+		if (c == '\\')
+			out_s(o, "\\\\");
+		else if (json && c == '"')
+			out_s(o, "\\\"");
+		else if (!json && c == '\'')
+			out_s(o, "\\'");
+		else if (c < 0x20 || c == 0x7f) {
+			if (json && c == '\n')
+				out_s(o, "\\n");
+			else if (json && c == '\t')
+				out_s(o, "\\t");
+			else if (json && c == '\r')
+				out_s(o, "\\r");
+			else if (json) {
+				snprintf(e, sizeof(e), "\\u%04x", c);
+				out_s(o, e);
+			} else {
+				char t[5] = { '\\', 'x', hex[c >> 4], hex[c & 15], 0 };
+				out_s(o, t);
+			}
+		} else {
+			out_raw(o, (const char *)p, 1);
+		}
+		p++;
+	}
+}
+
+static void out_escaped(struct out *o, const char *s, bool json)
+{
+	out_escaped_max(o, s, json, SIZE_MAX);
+}
+
+/* Field widths of the human line: with them any event fits SB_NOTICE_MAX. */
+#define NOTICE_OBJECT_MAX 2048
+#define NOTICE_FIELD_MAX 1024
+
+static void out_shown(struct out *o, const char *s, size_t limit)
+{
+	out_escaped_max(o, s, false, limit);
+}
+
+static void out_jstr(struct out *o, const char *s)
+{
+	out_raw(o, "\"", 1);
+	out_escaped(o, s, true);
+	out_raw(o, "\"", 1);
+}
+
+int sb_json_put_str(char *buf, size_t cap, size_t *len, const char *s)
+{
+	struct out o = { buf, cap, *len, false };
+
+	if (*len >= cap)
+		return -ENOSPC;
+	out_jstr(&o, s);
+	if (o.full) {
+		buf[*len] = '\0';
+		return -ENOSPC;
+	}
+	*len = o.len;
+	return 0;
+}
+
+/* ---- addresses -------------------------------------------------------- */
+
+/* The IPv4 address inside an IPv4-mapped IPv6 one, judged as IPv4 (reference §2.5). */
+static bool mapped_v4(const struct sockaddr_in6 *s6, struct in_addr *v4)
+{
+	if (!IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		return false;
+	memcpy(&v4->s_addr, &s6->sin6_addr.s6_addr[12], 4);
+	return true;
+}
+
+/* Address text and port of an event; false for a family without an IP. */
+static bool event_ip(const struct sb_event *ev, char *ip, size_t cap, unsigned *port, bool *v6)
+{
+	const struct sockaddr_storage *ss = &ev->addr;
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)ss;
+
+		*port = ntohs(s4->sin_port);
+		*v6 = false;
+		return inet_ntop(AF_INET, &s4->sin_addr, ip, (socklen_t)cap) != NULL;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)ss;
+		struct in_addr v4;
+
+		*port = ntohs(s6->sin6_port);
+		if (mapped_v4(s6, &v4)) {
+			*v6 = false;
+			return inet_ntop(AF_INET, &v4, ip, (socklen_t)cap) != NULL;
+		}
+		*v6 = true;
+		return inet_ntop(AF_INET6, &s6->sin6_addr, ip, (socklen_t)cap) != NULL;
+	}
+	return false;
+}
+
+static bool is_wildcard(const char *ip)
+{
+	return strcmp(ip, "0.0.0.0") == 0 || strcmp(ip, "::") == 0;
+}
+
+/* "1.2.3.4:80" or "[::1]:80"; brackets=true always brackets (upstream's
+ * "[1.2.3.4]:80" in refusal texts). */
+static void out_endpoint(struct out *o, const struct sb_event *ev, bool brackets)
+{
+	char ip[INET6_ADDRSTRLEN];
+	unsigned port;
+	bool v6;
+
+	if (!event_ip(ev, ip, sizeof(ip), &port, &v6)) {
+		out_f(o, "<family %u>", (unsigned)ev->addr.ss_family);
+		return;
+	}
+	if (v6 || brackets)
+		out_f(o, "[%s]:%u", ip, port);
+	else
+		out_f(o, "%s:%u", ip, port);
+}
+
+static const char *proto_name(unsigned proto, bool upper)
+{
+	if (proto & SB_PROTO_TCP)
+		return upper ? "TCP" : "tcp";
+	if (proto & SB_PROTO_UDP)
+		return upper ? "UDP" : "udp";
+	return upper ? "UNKNOWN" : "unknown";
+}
+
+/* ---- tips ------------------------------------------------------------- */
+
+static bool under(const char *path, const char *dir, size_t dlen)
+{
+	return dlen > 1 && strncmp(path, dir, dlen) == 0 && (path[dlen] == '/' || path[dlen] == '\0');
+}
+
+/* The directory an access needs exposed: a directory itself, a file's parent. */
+static void tip_dir(const char *path, char *dir, size_t cap)
+{
+	struct stat st;
+	char *slash;
+
+	snprintf(dir, cap, "%s", path);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return;
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		dir[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+}
+
+/* ./x under the current directory, ~/x under HOME (longest match first). */
+static void out_spelled_dir(struct out *o, const char *dir)
+{
+	char cwd[PATH_MAX];
+	const char *home = getenv("HOME");
+	size_t hl = home ? strlen(home) : 0, cl = 0;
+
+	if (getcwd(cwd, sizeof(cwd)))
+		cl = strlen(cwd);
+	if (home && hl > 1 && home[hl - 1] == '/')
+		hl--;
+	if (cl && under(dir, cwd, cl) && (!home || !under(dir, home, hl) || cl >= hl)) {
+		out_s(o, ".");
+		out_s(o, dir + cl);
+	} else if (home && under(dir, home, hl)) {
+		out_s(o, "~");
+		out_s(o, dir + hl);
+	} else {
+		out_s(o, dir);
+	}
+}
+
+static bool rule_is(const struct sb_event *ev, const char *prefix)
+{
+	return ev->rule && ev->rule->text && strncmp(ev->rule->text, prefix, strlen(prefix)) == 0;
+}
+
+static void compute_tip(const struct sb_event *ev, struct out *o)
+{
+	char dir[PATH_MAX], ip[INET6_ADDRSTRLEN], top[SB_EV_NAME_MAX];
+	unsigned port;
+	bool v6;
+	const char *cat;
+
+	switch (ev->kind) {
+	case SB_EV_PATH:
+	case SB_EV_UNIX:
+		/* An ignore= rule or the protected policy file: no line allows it. */
+		if (rule_is(ev, "ignore=") || (!ev->rule && ev->err == EACCES))
+			return;
+		if (ev->path[0] != '/')
+			return;
+		tip_dir(ev->path, dir, sizeof(dir));
+		out_s(o, ev->access & SB_ACC_WRITE ? "expose-rw=" : "expose-ro=");
+		out_spelled_dir(o, dir);
+		return;
+	case SB_EV_NET:
+		if (rule_is(ev, "net=DENY") || !event_ip(ev, ip, sizeof(ip), &port, &v6))
+			return;
+		out_f(o, "net=ALLOW|%s|", proto_name(ev->proto, true));
+		if ((ev->dir & SB_DIR_IN) && is_wildcard(ip))
+			out_s(o, "*");
+		else
+			out_f(o, "%s/%s", ip, v6 ? "128" : "32");
+		out_f(o, "|%u|%s", port, ev->dir & SB_DIR_IN ? "IN" : "OUT");
+		return;
+	case SB_EV_EXEC:
+		if (ev->path[0] == '/')
+			out_f(o, "exec=%s", ev->path);
+		return;
+	case SB_EV_PROC:
+		if ((cat = sb_api_category_name(ev->category)))
+			out_f(o, "python-api=ALLOW:%s", cat);
+		return;
+	case SB_EV_ENV:
+		if (ev->name[0])
+			out_f(o, "env=%s=${%s}", ev->name, ev->name);
+		return;
+	case SB_EV_IMPORT:
+		snprintf(top, sizeof(top), "%s", ev->name);
+		top[strcspn(top, ".")] = '\0';
+		if (top[0])
+			out_f(o, "python-import=%s", top);
+		return;
+	case SB_EV_API:
+		if (ev->name[0])
+			out_f(o, "python-api=ALLOW:%s", ev->name);
+		return;
+	case SB_EV_DNS:
+		return;
+	}
+}
+
+int sb_event_tip(const struct sb_event *ev, char *buf, size_t cap)
+{
+	struct out o = { buf, cap, 0, false };
+
+	if (cap == 0)
+		return -ENOSPC;
+	buf[0] = '\0';
+	if (ev->tip[0])
+		out_s(&o, ev->tip);
+	else
+		compute_tip(ev, &o);
+	if (o.full) {
+		buf[0] = '\0';
+		return -ENOSPC;
+	}
+	return (int)o.len;
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static void out_errno(struct out *o, int err)
+{
+	const char *name = err > 0 ? strerrorname_np(err) : NULL;
+
+	if (name)
+		out_jstr(o, name);
+	else
+		out_f(o, "\"E%d\"", err);
+}
+
+static void out_object(struct out *o, const struct sb_event *ev, bool json)
+{
+	struct out tmp;
+	char obj[PATH_MAX + 64];
+
+	switch (ev->kind) {
+	case SB_EV_NET:
+		tmp = (struct out){ obj, sizeof(obj), 0, false };
+		obj[0] = '\0';
+		out_endpoint(&tmp, ev, false);
+		if (json)
+			out_jstr(o, obj);
+		else
+			out_s(o, obj);
+		return;
+	case SB_EV_PATH:
+	case SB_EV_UNIX:
+	case SB_EV_EXEC:
+		if (json)
+			out_jstr(o, ev->path);
+		else
+			out_shown(o, ev->path, NOTICE_OBJECT_MAX);
+		return;
+	case SB_EV_PROC: {
+		const char *c = sb_api_category_name(ev->category);
+		if (json)
+			out_jstr(o, c ? c : "");
+		else
+			out_s(o, c ? c : "");
+		return;
+	}
+	default:
+		if (json)
+			out_jstr(o, ev->name);
+		else
+			out_shown(o, ev->name, NOTICE_FIELD_MAX);
+	}
+}
+
+static void out_time(struct out *o, const struct timespec *ts)
+{
+	struct tm tm;
+	time_t t = ts->tv_sec;
+
+	if (!gmtime_r(&t, &tm)) {
+		out_s(o, "\"1970-01-01T00:00:00.000000Z\"");
+		return;
+	}
+	out_f(o, "\"%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ\"", tm.tm_year + 1900, tm.tm_mon + 1,
+	      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts->tv_nsec / 1000);
+}
+
+static void out_json_net(struct out *o, const struct sb_event *ev)
+{
+	char ip[INET6_ADDRSTRLEN];
+	unsigned port;
+	bool v6;
+
+	if (!event_ip(ev, ip, sizeof(ip), &port, &v6))
+		return;
+	out_s(o, ",\"addr\":");
+	out_jstr(o, ip);
+	if (ev->kind == SB_EV_NET) {
+		out_f(o, ",\"port\":%u,\"proto\":\"%s\",\"direction\":\"%s\"", port,
+		      proto_name(ev->proto, false), ev->dir & SB_DIR_IN ? "in" : "out");
+	}
+}
+
+int sb_event_to_json(const struct sb_event *ev, char *buf, size_t cap)
+{
+	struct out o = { buf, cap, 0, false };
+	char tip[sizeof(ev->tip)];
+	const char *cat;
+
+	if (cap == 0)
+		return -ENOSPC;
+	buf[0] = '\0';
+	out_f(&o, "{\"version\":%d,\"time\":", SB_LOG_SCHEMA_VERSION);
+	out_time(&o, &ev->ts);
+	out_f(&o, ",\"pid\":%ld,\"tid\":%ld", (long)ev->pid, (long)ev->tid);
+	out_s(&o, ",\"syscall\":");
+	out_jstr(&o, ev->syscall);
+	if (ev->nr >= 0)
+		out_f(&o, ",\"nr\":%d", ev->nr);
+	out_f(&o, ",\"kind\":\"%s\",\"object\":", sb_event_kind_name(ev->kind));
+	out_object(&o, ev, true);
+	out_s(&o, ",\"intent\":");
+	out_jstr(&o, intent_name(ev));
+	out_f(&o, ",\"verdict\":\"%s\"", verdict_name(ev->verdict));
+	if (ev->err) {
+		out_s(&o, ",\"errno\":");
+		out_errno(&o, ev->err);
+	}
+	if (ev->kind == SB_EV_NET || ev->kind == SB_EV_DNS)
+		out_json_net(&o, ev);
+	if ((ev->kind == SB_EV_PROC || ev->kind == SB_EV_API) && (cat = sb_api_category_name(ev->category)))
+		out_f(&o, ",\"category\":\"%s\"", cat);
+	if (ev->rule) {
+		out_s(&o, ",\"rule\":{\"file\":");
+		out_jstr(&o, ev->rule->file ? ev->rule->file : "");
+		out_f(&o, ",\"line\":%u,\"text\":", ev->rule->line);
+		out_jstr(&o, ev->rule->text ? ev->rule->text : "");
+		out_s(&o, "}");
+	}
+	if (ev->verdict != SB_ALLOWED && sb_event_tip(ev, tip, sizeof(tip)) > 0) {
+		out_s(&o, ",\"tip\":");
+		out_jstr(&o, tip);
+	}
+	if (ev->pyloc[0]) {
+		out_s(&o, ",\"python\":");
+		out_jstr(&o, ev->pyloc);
+	}
+	out_f(&o, ",\"from_eval\":%s", ev->from_eval ? "true" : "false");
+	if (ev->importing[0]) {
+		out_s(&o, ",\"importing\":");
+		out_jstr(&o, ev->importing);
+	}
+	out_s(&o, "}\n");
+	if (o.full) {
+		buf[0] = '\0';
+		return -ENOSPC;
+	}
+	return (int)o.len;
+}
+
+/* ---- the human line --------------------------------------------------- */
+
+static void out_ruleref(struct out *o, const struct sb_rule_ref *r)
+{
+	out_s(o, "'");
+	out_shown(o, r->text ? r->text : "", NOTICE_FIELD_MAX);
+	out_s(o, "' from ");
+	if (!r->file || (strcmp(r->file, ".") == 0 && r->line == 0))
+		out_s(o, "the command line");
+	else {
+		out_shown(o, r->file, NOTICE_FIELD_MAX);
+		out_f(o, "(%u)", r->line);
+	}
+}
+
+static void out_net_reason(struct out *o, const struct sb_event *ev)
+{
+	bool in = ev->dir & SB_DIR_IN;
+
+	out_s(o, in ? "Listening on " : "Connection to ");
+	out_endpoint(o, ev, true);
+	if (rule_is(ev, "net=DENY")) {
+		out_s(o, " DENIED by explicit rule ");
+		out_ruleref(o, ev->rule);
+	} else {
+		out_s(o, " DENIED by implicit default policy");
+	}
+}
+
+static void out_path_reason(struct out *o, const struct sb_event *ev)
+{
+	if (rule_is(ev, "ignore=")) {
+		out_s(o, "hidden by rule ");
+		out_ruleref(o, ev->rule);
+	} else if (ev->rule && (ev->access & SB_ACC_WRITE)) {
+		out_s(o, "read-only: rule ");
+		out_ruleref(o, ev->rule);
+	} else if (!ev->rule && ev->err == EACCES) {
+		out_s(o, "the active policy files are write-protected");
+	} else {
+		out_s(o, "no expose rule");
+	}
+}
+
+static void out_reason(struct out *o, const struct sb_event *ev)
+{
+	const char *cat = sb_api_category_name(ev->category);
+
+	switch (ev->kind) {
+	case SB_EV_PATH:
+	case SB_EV_UNIX:
+		out_path_reason(o, ev);
+		return;
+	case SB_EV_NET:
+		out_net_reason(o, ev);
+		return;
+	case SB_EV_EXEC:
+		if (ev->rule) {
+			out_s(o, "refused by rule ");
+			out_ruleref(o, ev->rule);
+		} else {
+			out_s(o, "no exec rule allows it");
+		}
+		return;
+	case SB_EV_PROC:
+		out_f(o, "the python-api category '%s' is not granted", cat ? cat : "?");
+		return;
+	case SB_EV_ENV:
+		out_s(o, "no env rule");
+		return;
+	case SB_EV_IMPORT:
+		out_s(o, "not allowed by a python-import rule");
+		return;
+	case SB_EV_API:
+		out_s(o, "denied by the API guard");
+		if (cat)
+			out_f(o, " (category: %s)", cat);
+		return;
+	case SB_EV_DNS:
+		out_s(o, "no net rule can allow this host");
+		return;
+	}
+}
+
+int sb_event_to_notice(const struct sb_event *ev, char *buf, size_t cap)
+{
+	struct out o = { buf, cap, 0, false };
+	char tip[sizeof(ev->tip)];
+	const char *verdict = ev->verdict == SB_WOULD_DENY ? "WOULD DENY"
+			      : ev->verdict == SB_DENIED     ? "DENIED"
+							     : "ALLOWED";
+
+	if (cap == 0)
+		return -ENOSPC;
+	buf[0] = '\0';
+	out_f(&o, "python-sb: %s %s ", verdict, display_verb(ev));
+	if (ev->kind == SB_EV_NET) {
+		out_object(&o, ev, false);
+		out_f(&o, " (%s)", proto_name(ev->proto, false));
+	} else if (ev->kind == SB_EV_PROC) {
+		out_f(&o, "(%s)", sb_api_category_name(ev->category) ? sb_api_category_name(ev->category) : "?");
+	} else if (ev->kind == SB_EV_API) {
+		out_shown(&o, ev->name, NOTICE_FIELD_MAX);
+		out_s(&o, "()");
+	} else {
+		out_s(&o, "'");
+		out_object(&o, ev, false);
+		out_s(&o, "'");
+		if (ev->kind == SB_EV_PATH || ev->kind == SB_EV_UNIX)
+			out_f(&o, " (%s)", access_name(ev->access));
+	}
+	if (ev->pyloc[0]) {
+		out_s(&o, " at ");
+		out_shown(&o, ev->pyloc, NOTICE_FIELD_MAX);
+	}
+	if (ev->from_eval)
+		out_s(&o, " [eval]");
+	out_s(&o, ": ");
+	out_reason(&o, ev);
+	if (ev->verdict != SB_ALLOWED && sb_event_tip(ev, tip, sizeof(tip)) > 0) {
+		out_s(&o, "; add ");
+		out_shown(&o, tip, NOTICE_OBJECT_MAX);
+	}
+	out_s(&o, "\n");
+	if (o.full) {
+		buf[0] = '\0';
+		return -ENOSPC;
+	}
+	return (int)o.len;
+}
