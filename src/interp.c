@@ -108,6 +108,48 @@ static int ask_executable(const char *wrapper, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
+static char *parent_dir(const char *path, int levels)
+{
+	char *d = strdup(path);
+
+	while (d && levels-- > 0) {
+		char *slash = strrchr(d, '/');
+
+		if (!slash)
+			break;
+		if (slash == d)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	return d;
+}
+
+/* CPython's getpath in short: a pyvenv.cfg next to or above the executable
+ * makes that directory sys.prefix; the real installation is two levels above
+ * the resolved binary (bin/python3.X). */
+static int derive_prefixes(struct sb_interp *in)
+{
+	char real[PATH_MAX], *venv, cfg[PATH_MAX + 16];
+
+	if (!realpath(in->exe, real))
+		return -errno;
+	in->prefix = parent_dir(real, 2);
+	if (!in->prefix)
+		return -ENOMEM;
+	venv = parent_dir(in->exe, 2);
+	if (!venv)
+		return -ENOMEM;
+	snprintf(cfg, sizeof(cfg), "%s/pyvenv.cfg", venv);
+	if (access(cfg, F_OK) == 0 && strcmp(venv, in->prefix) != 0) {
+		in->base_prefix = in->prefix;
+		in->prefix = venv;
+	} else {
+		free(venv);
+	}
+	return 0;
+}
+
 int sb_interp_find(const char *requested, const char *path_env, struct sb_interp *out)
 {
 	const char *name = requested && *requested ? requested : "python3";
@@ -148,16 +190,17 @@ int sb_interp_find(const char *requested, const char *path_env, struct sb_interp
 	}
 	out->exe = found;
 	out->argv0 = strdup(found);
-	if (!out->argv0) {
+	rc = out->argv0 ? derive_prefixes(out) : -ENOMEM;
+	if (rc)
 		sb_interp_free(out);
-		return -ENOMEM;
-	}
-	return 0;
+	return rc;
 }
 
 void sb_interp_free(struct sb_interp *in)
 {
 	free(in->exe);
 	free(in->argv0);
-	in->exe = in->argv0 = NULL;
+	free(in->prefix);
+	free(in->base_prefix);
+	in->exe = in->argv0 = in->prefix = in->base_prefix = NULL;
 }

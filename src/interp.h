@@ -5,6 +5,8 @@
 struct sb_interp {
 	char *exe;	/* owned: path to execve, absolute, symlinks kept (venvs rely on them) */
 	char *argv0;	/* owned: argv[0] for the interpreter */
+	char *prefix;	/* owned: sys.prefix as CPython derives it (the venv when in one) */
+	char *base_prefix;	/* owned: sys.base_prefix, NULL when equal to prefix */
 };
 
 /* Find `requested` (NULL = "python3") on PATH when it has no '/', make it
