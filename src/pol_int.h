@@ -88,10 +88,16 @@ struct pol_ctx {
 	struct sb_diag *d;
 	const char *cwd;	/* canonical cwd */
 	const char *home;	/* HOME from envp, else passwd */
-	struct pol_vec lines;	/* struct pol_line */
+	struct pol_vec lines;	/* struct pol_line * (arena: refs into them outlive the load) */
 	struct pol_vec seen_files;	/* char * absolute paths read (include loop guard) */
 	int sys_err;		/* first -errno that was not a configuration error */
 };
+
+static inline struct pol_line *pol_line_at(struct pol_ctx *c, size_t i)
+{
+	return *POL_VEC_AT(&c->lines, struct pol_line *, i);
+}
+struct pol_line *pol_new_line(struct pol_ctx *c);	/* arena line appended to c->lines */
 
 /* Error / warning on a line: "In '<rule>', <detail>" style is the caller's job. */
 void pol_err(struct pol_ctx *c, const struct pol_line *l, const char *fmt, ...)
@@ -213,8 +219,8 @@ struct sb_policy {
 	struct pol_vec ignores;		/* struct pol_ignore */
 	struct pol_vec exposures;	/* struct sb_expose (explicit and implicit) */
 
-	struct pol_vec net;		/* struct sb_net_rule, DENY first then ALLOW */
-	size_t net_deny_end;		/* index of the first ALLOW */
+	struct pol_vec net;		/* struct sb_net_rule: IPv4 then IPv6, each DENY first */
+	size_t net_v4_end;		/* index of the first IPv6 entry */
 	struct pol_vec hosts;		/* struct sb_host */
 
 	bool import_all;

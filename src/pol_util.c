@@ -449,3 +449,13 @@ const char *pol_getenv(char *const *envp, const char *name, size_t n)
 			return *e + n + 1;
 	return NULL;
 }
+
+struct pol_line *pol_new_line(struct pol_ctx *c)
+{
+	struct pol_line **slot, *l = pol_alloc(&c->p->arena, sizeof(*l));
+
+	if (!l || !(slot = pol_vec_push(&c->lines)))
+		return NULL;
+	*slot = l;
+	return l;
+}

@@ -58,7 +58,14 @@ struct sb_load_opts {
 
 /* Load and compile.  On success *out is a new policy (even when diag holds
  * warnings).  On configuration errors returns -EINVAL with every error in diag
- * and *out NULL.  Other -errno for system failures. */
+ * and *out NULL.  Other -errno for system failures.
+ *
+ * Messages are the upstream texts; a rule is referred to as "file(line)", or
+ * "<arg>" for the command line.  "Multiple <key> parameters." is reported, as
+ * upstream, with no file ("a(1) and b(2): Multiple port parameters.").
+ * While learning (settings.learn_file set) os_sandbox is forced to
+ * SB_OS_SUBPROCESS, as upstream.  Unlike upstream, py-sandbox=false does not
+ * turn learning off: learning is the supervisor's, not the agent's. */
 int sb_policy_load(const struct sb_load_opts *opts, struct sb_policy **out, struct sb_diag *diag);
 void sb_policy_free(struct sb_policy *p);
 
@@ -169,8 +176,10 @@ enum sb_api_category {
 };
 
 /* True when any python-api ALLOW grant touches the category (the category
- * itself, `*`, or one of its functions): this opens the category's system
- * calls in the supervisor (SPEC §3). */
+ * itself, `*`, or one of its functions) and survives resolution, i.e. at
+ * least one function of the category ends up allowed (ALLOW:* with
+ * DENY:process-exec leaves process-exec closed): this opens the category's
+ * system calls in the supervisor (SPEC §3). */
 bool sb_policy_api_granted(const struct sb_policy *p, enum sb_api_category cat);
 
 /* May the canonical executable `canon` be started?  True when process-exec
@@ -202,7 +211,8 @@ struct sb_port_range {
 };
 
 /* One compiled net= entry (a rule naming a host gives one entry per address).
- * The array is ordered DENY first, then ALLOW, most specific prefix first. */
+ * The array holds the IPv4 table then the IPv6 table, each ordered DENY
+ * first, then ALLOW, most specific prefix first. */
 struct sb_net_rule {
 	bool deny;
 	unsigned protos;	/* SB_PROTO_* */
@@ -264,5 +274,14 @@ int sb_policy_agent_json(const struct sb_policy *p, char **out);
 /* The effective policy as text (for --check-config): every rule with its
  * origin, settings, implicit grants.  *out is malloc'ed. */
 int sb_policy_describe(const struct sb_policy *p, char **out);
+
+/* ---- inventories added for the kernel layers (src/policy_iter.c) -------- */
+
+/* Call fn for each exec= rule in file order: `pattern` is a canonical path or
+ * (glob true) an absolute glob.  Stops at and returns fn's first non-zero. */
+int sb_policy_foreach_exec(const struct sb_policy *p,
+			   int (*fn)(const char *pattern, bool glob, void *data), void *data);
+/* Number of ignore= rules (Landlock cannot express them). */
+size_t sb_policy_n_ignores(const struct sb_policy *p);
 
 #endif
