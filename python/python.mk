@@ -1,1 +1,52 @@
 ## The pysandboxes Python package (agent, eval guard, partial mode).
+
+# The package, importable by applications (partial mode) and loaded by the
+# agent's bootstrap from $(pythondir) when python-sb runs installed.
+pysandboxesdir = $(pythondir)/pysandboxes
+pysandboxes_PYTHON = \
+	python/pysandboxes/__init__.py \
+	python/pysandboxes/_agent.py \
+	python/pysandboxes/_bootstrap.py \
+	python/pysandboxes/_proto.py \
+	python/pysandboxes/_wire.py \
+	python/pysandboxes/_worker.py \
+	python/pysandboxes/env.py \
+	python/pysandboxes/exceptions.py \
+	python/pysandboxes/partial.py \
+	python/pysandboxes/unpickle.py
+
+pysandboxesguardsdir = $(pythondir)/pysandboxes/guards
+pysandboxesguards_PYTHON = \
+	python/pysandboxes/guards/__init__.py \
+	python/pysandboxes/guards/_dyncode.py \
+	python/pysandboxes/guards/_where.py \
+	python/pysandboxes/guards/api.py \
+	python/pysandboxes/guards/dns.py \
+	python/pysandboxes/guards/imports.py \
+	python/pysandboxes/guards/refusals.py
+
+# The private sitecustomize python-sb puts first on PYTHONPATH (src/agent.c).
+sbbootstrapdir = $(pkgdatadir)/bootstrap
+sbbootstrap_PYTHON = python/bootstrap/sitecustomize.py
+
+# Unit tests of the package (stdlib unittest), run by one driver for every
+# interpreter at hand; integration tests on the real python-sb.
+AGENT_UNIT_TESTS = \
+	python/tests/support.py \
+	python/tests/test_api.py \
+	python/tests/test_bootstrap.py \
+	python/tests/test_env_dns.py \
+	python/tests/test_exceptions.py \
+	python/tests/test_imports.py \
+	python/tests/test_partial.py \
+	python/tests/test_refusals.py \
+	python/tests/test_registry.py \
+	python/tests/test_unpickle.py \
+	python/tests/test_wire.py
+AGENT_INTEGRATION_TESTS = \
+	tests/integration/agent-unittests.py \
+	tests/integration/agent-acceptance.py \
+	tests/integration/agent-env.py \
+	tests/integration/agent-partial.py
+TESTS += $(AGENT_INTEGRATION_TESTS)
+EXTRA_DIST += $(AGENT_UNIT_TESTS) $(AGENT_INTEGRATION_TESTS) tests/integration/agentlib.py

@@ -1,0 +1,103 @@
+"""Start the agent inside an interpreter launched by python-sb.
+
+Called by the private ``sitecustomize`` (python/bootstrap) during ``site``
+start-up, before the user's own ``sitecustomize``/``usercustomize`` and
+before ``__main__``.  Guards are installed here and *armed* by the audit
+events CPython raises right before it runs the program (``cpython.run_*``):
+everything the interpreter and ``site`` did before is framework start-up.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from . import _agent
+from .guards import api, dns, imports
+
+ENV_FD = "PYSANDBOXES_AGENT_FD"
+
+# Raised by CPython right before the program's own code (Modules/main.c).
+_ARMING_EVENTS = ("cpython.run_command", "cpython.run_module", "cpython.run_file",
+                  "cpython.run_stdin", "cpython.run_startup")
+# The partial-mode worker arms itself once it is ready to serve calls.
+WORKER_MARK = _agent.WORKER_MARK
+
+
+def _fatal(message: str) -> None:
+    # The program must not run without the guards its policy asked for.
+    try:
+        sys.stderr.write(f"python-sb: the in-interpreter agent could not start: {message}\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(255)
+
+
+def _make_hook(handlers: dict, agent: _agent.Agent):
+    get = handlers.get
+
+    def arm(event: str, args: tuple) -> None:
+        if event == "cpython.run_module" and args:
+            if args[0] == "pysandboxes._worker":
+                return
+            agent.main_module = str(args[0])  # runpy finds it: judged as the program's
+        if event == "cpython.run_command" and args and str(args[0]).startswith(WORKER_MARK):
+            return
+        agent.arm()
+
+    for event in _ARMING_EVENTS:
+        handlers[event] = None
+
+    # One hook for every guard: audit hooks cannot be removed, and each event
+    # costs one dict lookup when no guard wants it.
+    def audit_hook(event: str, args: tuple) -> None:
+        handler = get(event, False)
+        if handler is False:
+            return
+        if handler is None:
+            if not agent.armed:
+                arm(event, args)
+            return
+        exc = handler(args)
+        if exc is not None:
+            raise exc
+
+    return audit_hook
+
+
+def install(agent: _agent.Agent) -> None:
+    """Install every guard the rules and the mode call for."""
+    handlers: dict = {}
+    finder = imports.Finder(agent)
+    finder.install(handlers)
+    api.ApiGuard(agent, finder).install(handlers)
+    dns.install(agent)
+    if agent.mode == "learn":
+        from . import env
+
+        env.install(agent)
+    if agent.enforcing and agent.channel is not None:
+        from .guards import refusals
+
+        refusals.install(agent, finder)
+    sys.addaudithook(_make_hook(handlers, agent))
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=agent.after_fork)
+
+
+def start() -> None:
+    """Connect to the supervisor and install the guards (no-op outside python-sb)."""
+    fd_text = os.environ.pop(ENV_FD, None)
+    if fd_text is None or _agent.current is not None:
+        return
+    try:
+        channel = _agent.Channel(int(fd_text))
+        rules = channel.read_rules()
+    except (ValueError, _agent.ChannelError) as e:
+        _fatal(str(e))
+        return
+    agent = _agent.Agent(rules, channel)
+    try:
+        install(agent)
+    except Exception as e:  # a bug here must not leave the program unguarded
+        _fatal(f"{type(e).__name__}: {e}")
+    _agent.current = agent

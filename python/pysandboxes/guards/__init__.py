@@ -1,0 +1,1 @@
+"""The agent's guards: imports, the python-api registry, DNS names, refusals."""
