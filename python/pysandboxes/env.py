@@ -32,12 +32,15 @@ class EnvTracker:
     def read(self, key: object) -> None:
         if not self.agent.armed:
             return
-        name = _name(key)
-        if name is None or name in self.written or name in self.known:
-            return
+        # The scan bookkeeping comes first: skipping a known name before
+        # popping it would leave every later fetch of the scan looking like a
+        # read out of scan order.
         scan = getattr(_tls, "scan", None)
         if scan and scan[-1] == key:
             scan.pop()  # the value fetch of a full scan, in order
+            return
+        name = _name(key)
+        if name is None or name in self.written or name in self.known:
             return
         self.agent.report("env", name, "would-deny", _app_frame(frame_at(2)), op="read")
 

@@ -70,6 +70,15 @@ class Env(unittest.TestCase):
         reads, _ = env_reports(run)
         self.assertEqual(reads, {"SB_C"})
 
+    def test_a_scan_crossing_a_policy_name_stays_a_scan(self) -> None:
+        # urllib's getproxies() scans os.environ; a name the policy already
+        # sets must not desynchronise the scan and turn every later fetch
+        # into a learned read.
+        run = self.learn("import os; list(os.environ.items()); os.environ.get('SB_C')",
+                         env_set=("SB_KNOWN", "SB_A"))
+        reads, _ = env_reports(run)
+        self.assertEqual(reads, {"SB_C"})
+
     def test_only_learning_tracks(self) -> None:
         run = run_agent(["-c", "import os; os.environ.get('SB_A'); print(type(os.environ).__name__)"],
                         rules(), env=self.ENV)
