@@ -1,1 +1,12 @@
 ## Data, not code: templates, base profiles, syscall groups, registries.
+
+# Implicit read-only essentials of every interpreter (src/runtime.c).
+nobase_dist_pkgdata_DATA += rules/python-runtime.profile
+
+# The supervisor's syscall groups: one table for the filter and the dispatch.
+EXTRA_DIST += rules/syscalls.in rules/gen-syscalls.sh
+BUILT_SOURCES += src/syscall_table.h
+CLEANFILES += src/syscall_table.h
+src/syscall_table.h: $(top_srcdir)/rules/syscalls.in $(top_srcdir)/rules/gen-syscalls.sh
+	$(AM_V_GEN)$(MKDIR_P) src && \
+	$(SHELL) $(top_srcdir)/rules/gen-syscalls.sh $(top_srcdir)/rules/syscalls.in > $@.tmp && mv $@.tmp $@

@@ -32,6 +32,12 @@ struct sb_notif {
 	struct sb_event *ev;	/* pre-filled: ts, pid, tid, nr, syscall; the handler fills the object */
 	bool sent;		/* the handler already answered (ADDFD with SEND) */
 	bool log;		/* emit ev when done (false for uninteresting calls) */
+
+	/* Owned by the core, filled lazily by the helpers below; released after
+	 * the answer.  Handlers do not touch them. */
+	int pidfd;		/* pidfd of req->pid (sb_notif_getfd), -1 until needed */
+	pid_t tgid;		/* thread group of req->pid, 0 until needed */
+	unsigned blk;		/* slot in the blocking-call registry, 0 = none */
 };
 
 /* A handler decides and answers one notification.  Returns 0 (resp or `sent`
@@ -78,6 +84,18 @@ bool sb_notif_refuse(struct sb_notif *n, int err, const struct sb_rule_ref *rule
 
 /* The target's umask (from /proc/TID/status). */
 int sb_notif_umask(struct sb_notif *n, mode_t *mask);
+
+/* A call that may block in the supervisor (a FIFO open, a blocking connect):
+ * wrap it in block_begin/block_end.  Between the two, another worker keeps
+ * receiving notifications, and the calling thread is interrupted (its system
+ * call fails with EINTR) as soon as the target abandons the request or has a
+ * signal pending that it does not block, so Ctrl-C reaches the program.
+ * block_end returns 0 when the request is still ours to answer, -EINTR when a
+ * signal is pending for the target (answer EINTR: the target's handler runs
+ * and the call is retried as the kernel would), -ENOENT when the target went
+ * away (answer nothing).  Must be paired; never nested. */
+int sb_notif_block_begin(struct sb_notif *n);
+int sb_notif_block_end(struct sb_notif *n);
 
 /* ---- path resolution (pathres.c) ------------------------------------------- */
 

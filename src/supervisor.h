@@ -33,6 +33,17 @@ struct sb_run_opts {
 	void *event_data;
 	int agent_fd;			/* descriptor to inherit for the agent (-1: none) */
 	int workers;			/* worker threads (0: default) */
+	/* Called in the child after the rlimits and before the seccomp filter
+	 * (a kernel layer such as Landlock).  Async-signal-safe, no allocation;
+	 * a negative return aborts the spawn and sb_supervise returns it.  NULL:
+	 * nothing to do. */
+	int (*child_setup)(void *data);
+	void *child_data;
+	/* The kernel layer enforces exactly the policy's file exposure
+	 * (sb_oslayer_enforces_fs): read-only opens the policy allows may then
+	 * be CONTINUEd, since whatever a racing thread substitutes is refused by
+	 * the kernel (SPEC §9).  false: every open is emulated. */
+	bool kernel_enforces_fs;
 };
 
 /* Run the program to completion.  *wstatus receives its wait status.

@@ -1,0 +1,681 @@
+/* Resolving a path as the target would (SPEC §3 "Deciding without races").
+ *
+ * The result is an O_PATH descriptor pinning the object (or its parent
+ * directory and a single name), and the object's canonical path read back
+ * from the kernel (d_path through /proc/self/fd), never computed from the
+ * string the target gave: the policy decides on what the descriptor is, and
+ * the supervisor then acts on that descriptor, so a racing thread that
+ * rewrites the path buffer or swaps a symlink changes nothing.
+ *
+ * Fast path: one openat2(O_PATH, RESOLVE_NO_MAGICLINKS) from the target's cwd,
+ * dirfd or root.  It is exact except for what depends on *who* resolves:
+ * /proc/self and /proc/thread-self (resolved by the supervisor they would name
+ * the supervisor) and the magic links of /proc/PID (fd/N, cwd, root, exe).
+ * Both show up as an ELOOP (magic links) or as a canonical path under /proc,
+ * and then the slow walker resolves component by component, substituting the
+ * target's ids for self/thread-self and taking the object a magic link names
+ * from the target itself (pidfd_getfd for fd/N): so `/proc/self/fd/N` is
+ * judged by what descriptor N really is, and `/proc/self/root/x` is `/x`.
+ *
+ * The target's root: when it is ours (the normal case) absolute paths are
+ * resolved from our root; otherwise (chroot granted, a mount namespace of a
+ * kernel layer) from /proc/TID/root with RESOLVE_IN_ROOT, and the canonical
+ * paths lose the root's prefix.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sup_priv.h"
+
+#define SB_MAXSYMLINKS 40
+
+struct res {
+	struct sb_notif *n;
+	bool same_root;
+	int rootfd;			/* owned, -1 when the root is ours */
+	char rootpfx[PATH_MAX];		/* our spelling of the target's root, "" for "/" */
+	size_t rootlen;
+	struct sb_proc_ids ids;		/* for /proc/self, filled on demand */
+	bool have_ids;
+};
+
+static int sys_openat2(int dirfd, const char *path, unsigned long long flags, unsigned long long resolve)
+{
+	struct open_how how = { .flags = flags | O_CLOEXEC, .mode = 0, .resolve = resolve };
+	int fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+
+	return fd < 0 ? -errno : fd;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void sb_path_init(struct sb_path *p)
+{
+	p->canon[0] = '\0';
+	p->len = 0;
+	p->objfd = -1;
+	p->parentfd = -1;
+	p->name[0] = '\0';
+	p->fdobj = false;
+	p->walked = false;
+	p->dot_last = false;
+}
+
+void sb_path_release(struct sb_path *p)
+{
+	close_fd(&p->objfd);
+	close_fd(&p->parentfd);
+}
+
+static int res_init(struct res *r, struct sb_notif *n)
+{
+	char path[64];
+	ssize_t len;
+
+	r->n = n;
+	r->rootfd = -1;
+	r->rootpfx[0] = '\0';
+	r->rootlen = 0;
+	r->have_ids = false;
+	r->same_root = sb_sup_same_root(n->sup);
+	if (r->same_root)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)n->req->pid);
+	r->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->rootfd < 0)
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->rootfd);
+	len = readlink(path, r->rootpfx, sizeof(r->rootpfx) - 1);
+	if (len <= 0 || r->rootpfx[0] != '/')
+		return -EACCES;
+	r->rootpfx[len] = '\0';
+	r->rootlen = len == 1 ? 0 : (size_t)len;
+	if (r->rootlen == 0)
+		r->rootpfx[0] = '\0';
+	return sb_notif_valid(n);
+}
+
+static void res_fini(struct res *r)
+{
+	close_fd(&r->rootfd);
+}
+
+static int res_ids(struct res *r)
+{
+	int rc;
+
+	if (r->have_ids)
+		return 0;
+	rc = sb_proc_status(r->n->req->pid, &r->ids);
+	if (rc == 0)
+		rc = sb_notif_valid(r->n);
+	if (rc == 0)
+		r->have_ids = true;
+	return rc;
+}
+
+/* The canonical path of `fd` in the target's view.  Returns 0 for a path,
+ * 1 for a descriptor object ("pipe:[12]", "socket:[3]", "anon_inode:..."),
+ * -ENOENT for a deleted file, -EACCES for an object outside the target's root. */
+static int fd_canon(const struct res *r, int fd, char *out, size_t *len)
+{
+	static const char deleted[] = " (deleted)";
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, out, PATH_MAX - 1);
+	if (n <= 0)
+		return -EIO;
+	if (n >= PATH_MAX - 1)
+		return -ENAMETOOLONG;
+	out[n] = '\0';
+	if (out[0] != '/') {
+		*len = (size_t)n;
+		return 1;
+	}
+	if ((size_t)n > sizeof(deleted) - 1 && strcmp(out + n - (sizeof(deleted) - 1), deleted) == 0)
+		return -ENOENT;
+	if (r->rootlen) {
+		if (strncmp(out, r->rootpfx, r->rootlen) != 0 || (out[r->rootlen] && out[r->rootlen] != '/'))
+			return -EACCES;
+		memmove(out, out + r->rootlen, (size_t)n - r->rootlen + 1);
+		n -= (ssize_t)r->rootlen;
+		if (n == 0) {
+			out[0] = '/';
+			out[1] = '\0';
+			n = 1;
+		}
+	}
+	*len = (size_t)n;
+	return 0;
+}
+
+/* The object a relative path starts from: the target's cwd or its dirfd. */
+static int base_fd(struct res *r, int dirfd, int *out)
+{
+	char path[64];
+	int fd, rc;
+
+	if (dirfd != AT_FDCWD)
+		return (fd = sb_notif_getfd(r->n, dirfd)) < 0 ? (fd == -EBADF ? -EBADF : fd) : (*out = fd, 0);
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)r->n->req->pid);
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	/* The cwd is the target's only while the request is alive. */
+	rc = sb_notif_valid(r->n);
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	*out = fd;
+	return 0;
+}
+
+static bool under_proc(const char *canon)
+{
+	return strncmp(canon, "/proc", 5) == 0 && (canon[5] == '\0' || canon[5] == '/');
+}
+
+/* ---- the slow walker ---------------------------------------------------------- */
+
+struct walk {
+	struct res *r;
+	int cur;			/* owned O_PATH directory */
+	char rest[2 * PATH_MAX];	/* what remains to walk */
+	size_t pos;
+	int links;
+};
+
+static int walk_root(struct walk *w)
+{
+	int fd = w->r->rootfd >= 0 ? dup(w->r->rootfd) : open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close_fd(&w->cur);
+	w->cur = fd;
+	return 0;
+}
+
+/* Replace the walked prefix by `link` followed by what remains. */
+static int walk_splice(struct walk *w, const char *link)
+{
+	size_t ll = strlen(link), rl = strlen(w->rest + w->pos);
+
+	if (++w->links > SB_MAXSYMLINKS)
+		return -ELOOP;
+	if (ll + 1 + rl + 1 > sizeof(w->rest))
+		return -ENAMETOOLONG;
+	memmove(w->rest + ll + 1, w->rest + w->pos, rl + 1);
+	memcpy(w->rest, link, ll);
+	w->rest[ll] = '/';
+	w->pos = 0;
+	return link[0] == '/' ? walk_root(w) : 0;
+}
+
+/* Is `fd` the root of a procfs? */
+static bool is_proc_root(int fd)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	return fstatfs(fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC && fstat(fd, &st) == 0 &&
+	       st.st_ino == 1;
+}
+
+static bool is_proc(int fd)
+{
+	struct statfs sfs;
+
+	return fstatfs(fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
+}
+
+/* Parse "/proc/P[/task/T][/fd]" (the directory holding a magic link). */
+static int parse_proc_dir(const char *dir, long *p, long *t, bool *fd)
+{
+	char *end;
+
+	*t = -1;
+	*fd = false;
+	if (strncmp(dir, "/proc/", 6) != 0)
+		return -EACCES;
+	*p = strtol(dir + 6, &end, 10);
+	if (end == dir + 6)
+		return -EACCES;
+	if (strncmp(end, "/task/", 6) == 0) {
+		char *s = end + 6;
+
+		*t = strtol(s, &end, 10);
+		if (end == s)
+			return -EACCES;
+	}
+	if (strcmp(end, "/fd") == 0)
+		*fd = true;
+	else if (*end)
+		return -EACCES;
+	return 0;
+}
+
+/* A magic link of /proc/PID: take the object it names from the target itself.
+ * Only the target's own process (its thread group, by id) is accepted. */
+static int walk_magic(struct walk *w, const char *comp, int *obj)
+{
+	char dir[PATH_MAX];
+	size_t dlen;
+	long p, t, num;
+	bool fddir;
+	char *end;
+	int rc;
+
+	rc = fd_canon(w->r, w->cur, dir, &dlen);
+	if (rc)
+		return rc < 0 ? rc : -EACCES;
+	rc = parse_proc_dir(dir, &p, &t, &fddir);
+	if (rc == 0)
+		rc = res_ids(w->r);
+	if (rc)
+		return rc;
+	if ((p != w->r->ids.ns_tgid && p != w->r->ids.ns_tid) ||
+	    (t >= 0 && t != w->r->ids.ns_tgid && t != w->r->ids.ns_tid))
+		return -EACCES;
+	if (fddir) {
+		num = strtol(comp, &end, 10);
+		if (*end || num < 0 || num > INT_MAX)
+			return -ENOENT;
+		rc = sb_notif_getfd(w->r->n, (int)num);
+		if (rc < 0)
+			return rc == -EBADF ? -ENOENT : rc;
+		*obj = rc;
+		return 0;
+	}
+	if (strcmp(comp, "cwd") != 0 && strcmp(comp, "root") != 0 && strcmp(comp, "exe") != 0)
+		return -EACCES;
+	*obj = openat(w->cur, comp, O_PATH | O_CLOEXEC);
+	if (*obj < 0)
+		return -errno;
+	rc = sb_notif_valid(w->r->n);
+	if (rc)
+		close_fd(obj);
+	return rc;
+}
+
+/* Next component of w->rest, NUL-terminated in place; NULL at the end. */
+static char *walk_next(struct walk *w, bool *last)
+{
+	char *s = w->rest + w->pos, *e;
+
+	while (*s == '/')
+		s++;
+	if (!*s)
+		return NULL;
+	e = strchr(s, '/');
+	if (e) {
+		*e = '\0';
+		w->pos = (size_t)(e + 1 - w->rest);
+	} else {
+		w->pos = (size_t)(s + strlen(s) - w->rest);
+	}
+	*last = w->rest[w->pos + strspn(w->rest + w->pos, "/")] == '\0';
+	return s;
+}
+
+static int walk_dotdot(struct walk *w)
+{
+	struct stat a, b;
+	int fd;
+
+	/* Outside our own root the kernel does not know the target's root:
+	 * stop there as it would. */
+	if (w->r->rootfd >= 0 && fstat(w->cur, &a) == 0 && fstat(w->r->rootfd, &b) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return 0;
+	fd = openat(w->cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close_fd(&w->cur);
+	w->cur = fd;
+	return 0;
+}
+
+/* One symlink met by the walker: ordinary (splice its text), /proc/self, or
+ * a magic link (the object replaces the walk position). */
+static int walk_link(struct walk *w, int nfd, const char *comp, bool last, int *obj, bool *fdobj)
+{
+	char link[PATH_MAX];
+	ssize_t n;
+	int rc, o = -1;
+
+	if (is_proc(w->cur)) {
+		if (is_proc_root(w->cur)) {
+			if (strcmp(comp, "self") == 0 || strcmp(comp, "thread-self") == 0) {
+				if ((rc = res_ids(w->r)))
+					return rc;
+				if (comp[0] == 's')
+					snprintf(link, sizeof(link), "%d", (int)w->r->ids.ns_tgid);
+				else
+					snprintf(link, sizeof(link), "%d/task/%d", (int)w->r->ids.ns_tgid,
+						 (int)w->r->ids.ns_tid);
+				return walk_splice(w, link);
+			}
+		} else {
+			size_t len;
+
+			rc = walk_magic(w, comp, &o);
+			if (rc)
+				return rc;
+			rc = fd_canon(w->r, o, link, &len);
+			if (rc < 0 || (rc == 1 && !last)) {
+				close(o);
+				return rc < 0 ? rc : -ENOTDIR;
+			}
+			if (rc == 1 || last) {
+				*obj = o;
+				*fdobj = rc == 1;
+				return 1;
+			}
+			close_fd(&w->cur);
+			w->cur = o;
+			return 0;
+		}
+	}
+	n = readlinkat(nfd, "", link, sizeof(link) - 1);
+	if (n < 0)
+		return -errno;
+	link[n] = '\0';
+	return walk_splice(w, link);
+}
+
+/* Component by component from `basefd` (dup'ed) or the root. */
+static int slow_open(struct res *r, int basefd, const char *path, bool follow, int *objfd, bool *fdobj)
+{
+	struct walk w = { .r = r, .cur = -1, .pos = 0, .links = 0 };
+	bool last = false;
+	char *comp;
+	int rc = 0;
+
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	strcpy(w.rest, path);
+	if (path[0] == '/' || basefd < 0)
+		rc = walk_root(&w);
+	else if ((w.cur = dup(basefd)) < 0)
+		rc = -errno;
+	while (rc == 0 && (comp = walk_next(&w, &last))) {
+		struct stat st;
+		int nfd;
+
+		if (strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			rc = walk_dotdot(&w);
+			continue;
+		}
+		nfd = sys_openat2(w.cur, comp, O_PATH | O_NOFOLLOW, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+		if (nfd < 0) {
+			rc = nfd;
+			break;
+		}
+		if (fstat(nfd, &st) < 0) {
+			rc = -errno;
+			close(nfd);
+			break;
+		}
+		if (S_ISLNK(st.st_mode) && (!last || follow)) {
+			rc = walk_link(&w, nfd, comp, last, objfd, fdobj);
+			close(nfd);
+			if (rc == 1) {
+				close_fd(&w.cur);
+				return 0;
+			}
+			continue;
+		}
+		if (!last && !S_ISDIR(st.st_mode)) {
+			close(nfd);
+			rc = -ENOTDIR;
+			break;
+		}
+		close_fd(&w.cur);
+		w.cur = nfd;
+	}
+	if (rc) {
+		close_fd(&w.cur);
+		return rc;
+	}
+	/* The walk ended on a directory ("/", "a/.", "b/..") or on the object. */
+	*objfd = w.cur;
+	*fdobj = false;
+	return 0;
+}
+
+/* ---- the fast path -------------------------------------------------------------- */
+
+/* Returns 0 (object in *objfd), -errno, or 1: take the slow walker. */
+static int fast_open(struct res *r, int basefd, const char *path, bool follow, int *objfd, char *canon,
+		     size_t *len)
+{
+	unsigned long long fl = O_PATH | (follow ? 0 : O_NOFOLLOW);
+	int fd, rc;
+
+	if (r->same_root) {
+		fd = sys_openat2(path[0] == '/' ? AT_FDCWD : basefd, path, fl, RESOLVE_NO_MAGICLINKS);
+	} else if (path[0] == '/') {
+		fd = sys_openat2(r->rootfd, path, fl, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	} else {
+		return 1;	/* ".." must stop at the target's root, not at basefd */
+	}
+	if (fd == -ELOOP)
+		return 1;	/* a magic link, or a real loop the walker reports */
+	if (fd < 0)
+		return fd;
+	rc = fd_canon(r, fd, canon, len);
+	if (rc == 0 && under_proc(canon))
+		rc = 1;		/* /proc/self named the supervisor: walk again */
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	*objfd = fd;
+	return 0;
+}
+
+/* An existing object: fd and canonical path (or descriptor-object text). */
+static int open_obj(struct res *r, int basefd, const char *path, bool follow, struct sb_path *out)
+{
+	int rc = fast_open(r, basefd, path, follow, &out->objfd, out->canon, &out->len);
+
+	if (rc != 1)
+		return rc;
+	out->walked = true;
+	rc = slow_open(r, basefd, path, follow, &out->objfd, &out->fdobj);
+	if (rc)
+		return rc;
+	rc = fd_canon(r, out->objfd, out->canon, &out->len);
+	if (rc < 0) {
+		close_fd(&out->objfd);
+		return rc;
+	}
+	out->fdobj = rc == 1;
+	return 0;
+}
+
+/* ---- parent mode ------------------------------------------------------------------ */
+
+/* Split `path` into its directory part (into dir) and last name (into name),
+ * dropping trailing slashes (reported in *slash). */
+static int split_last(const char *path, char *dir, char *name, bool *slash)
+{
+	size_t len = strlen(path), end, start;
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	*slash = len < strlen(path);
+	end = len;
+	start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	if (end - start > NAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(name, path + start, end - start);
+	name[end - start] = '\0';
+	if (start == 0) {
+		strcpy(dir, ".");
+	} else {
+		size_t dl = start;
+
+		while (dl > 1 && path[dl - 1] == '/')
+			dl--;
+		memcpy(dir, path, dl);
+		dir[dl] = '\0';
+	}
+	return 0;
+}
+
+static int resolve_parent(struct res *r, int basefd, const char *path, unsigned flags, struct sb_path *out)
+{
+	char dir[PATH_MAX], name[NAME_MAX + 1], cur[PATH_MAX], link[PATH_MAX];
+	struct sb_path parent;
+	bool slash;
+	int base = basefd >= 0 ? dup(basefd) : -1, rc;
+
+	if (basefd >= 0 && base < 0)
+		return -errno;
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int hops = 0;; hops++) {
+		struct stat st;
+		ssize_t n;
+
+		if (hops > SB_MAXSYMLINKS) {
+			rc = -ELOOP;
+			break;
+		}
+		rc = split_last(cur, dir, name, &slash);
+		if (rc)
+			break;
+		if (!name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(cur, "/") == 0) {
+			out->dot_last = true;
+			rc = -EINVAL;
+			break;
+		}
+		sb_path_init(&parent);
+		rc = open_obj(r, base, dir, true, &parent);
+		if (rc == 0 && parent.fdobj)
+			rc = -ENOTDIR;
+		if (rc) {
+			sb_path_release(&parent);
+			break;
+		}
+		if ((flags & SB_RES_FOLLOW) && fstatat(parent.objfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode)) {
+			/* open(O_CREAT) through a dangling symlink creates its target. */
+			n = readlinkat(parent.objfd, name, link, sizeof(link) - 1);
+			if (n < 0) {
+				rc = -errno;
+				sb_path_release(&parent);
+				break;
+			}
+			link[n] = '\0';
+			if ((size_t)n + 2 > sizeof(cur)) {
+				rc = -ENAMETOOLONG;
+				sb_path_release(&parent);
+				break;
+			}
+			memcpy(cur, link, (size_t)n);
+			strcpy(cur + n, slash ? "/" : "");
+			close_fd(&base);
+			base = parent.objfd;
+			parent.objfd = -1;
+			continue;
+		}
+		out->parentfd = parent.objfd;
+		parent.objfd = -1;
+		if (parent.len + 1 + strlen(name) >= sizeof(out->canon)) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		snprintf(out->canon, sizeof(out->canon), "%s/%s", parent.len == 1 ? "" : parent.canon, name);
+		out->len = strlen(out->canon);
+		snprintf(out->name, sizeof(out->name), "%s%s", name, slash ? "/" : "");
+		rc = sys_openat2(out->parentfd, name, O_PATH | O_NOFOLLOW,
+				 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		if (rc >= 0)
+			out->objfd = rc;
+		rc = rc >= 0 || rc == -ENOENT ? 0 : rc;
+		break;
+	}
+	close_fd(&base);
+	return rc;
+}
+
+/* ---- entry points ------------------------------------------------------------------ */
+
+int sb_path_resolve(struct sb_notif *n, int dirfd, const char *path, unsigned flags, struct sb_path *out)
+{
+	struct res r;
+	int basefd = -1, rc;
+
+	sb_path_init(out);
+	rc = res_init(&r, n);
+	if (rc)
+		goto out;
+	if (!path || !path[0]) {
+		if (!(flags & SB_RES_EMPTY) || (flags & SB_RES_PARENT)) {
+			rc = -ENOENT;
+			goto out;
+		}
+		rc = base_fd(&r, dirfd, &out->objfd);
+		if (rc == 0) {
+			rc = fd_canon(&r, out->objfd, out->canon, &out->len);
+			out->fdobj = rc == 1;
+			rc = rc == 1 ? 0 : rc;
+		}
+		goto out;
+	}
+	if (path[0] != '/') {
+		rc = base_fd(&r, dirfd, &basefd);
+		if (rc)
+			goto out;
+	}
+	if (flags & SB_RES_PARENT)
+		rc = resolve_parent(&r, basefd, path, flags, out);
+	else
+		rc = open_obj(&r, basefd, path, flags & SB_RES_FOLLOW, out);
+out:
+	close_fd(&basefd);
+	res_fini(&r);
+	if (rc)
+		sb_path_release(out);
+	return rc;
+}
+
+int sb_notif_resolve(struct sb_notif *n, int dirfd, const char *path, bool follow, char *out)
+{
+	struct sb_path p;
+	int rc;
+
+	rc = sb_path_resolve(n, dirfd, path, follow ? SB_RES_FOLLOW : 0, &p);
+	if (rc == -ENOENT)
+		rc = sb_path_resolve(n, dirfd, path, SB_RES_PARENT | (follow ? SB_RES_FOLLOW : 0), &p);
+	if (rc == 0)
+		memcpy(out, p.canon, p.len + 1);
+	sb_path_release(&p);
+	return rc;
+}

@@ -1,0 +1,234 @@
+/* Reading the target: its memory (process_vm_readv, no per-process descriptor
+ * to cache or to go stale), its descriptors (pidfd_getfd) and its /proc
+ * status.  Every read of target memory is followed by
+ * SECCOMP_IOCTL_NOTIF_ID_VALID before the bytes are used (seccomp_unotify(2)):
+ * the thread may have died and its TID been reused, or a signal may have
+ * abandoned the call.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "sup_priv.h"
+
+int sb_notif_valid(struct sb_notif *n)
+{
+	__u64 id = n->req->id;
+
+	if (ioctl(n->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
+		return 0;
+	return -ENOENT;
+}
+
+static ssize_t read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len };
+	struct iovec remote[2];
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t first = page - (size_t)(addr % page);
+	unsigned long nr = 1;
+
+	/* process_vm_readv transfers whole iovec elements only: split at the
+	 * page boundary so a string that ends just before an unmapped page is
+	 * still read. */
+	remote[0].iov_base = (void *)(uintptr_t)addr;
+	remote[0].iov_len = len;
+	if (first < len) {
+		remote[0].iov_len = first;
+		remote[1].iov_base = (void *)(uintptr_t)(addr + first);
+		remote[1].iov_len = len - first;
+		nr = 2;
+	}
+	return process_vm_readv(tid, &local, 1, remote, nr, 0);
+}
+
+int sb_notif_read(struct sb_notif *n, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t got;
+
+	if (len == 0)
+		return sb_notif_valid(n);
+	got = process_vm_readv(n->req->pid, &local, 1, &remote, 1, 0);
+	if (got < 0)
+		return errno == ESRCH ? -ESRCH : -EFAULT;
+	if ((size_t)got != len)
+		return -EFAULT;
+	return sb_notif_valid(n);
+}
+
+int sb_notif_read_str(struct sb_notif *n, uint64_t addr, char *buf, size_t cap)
+{
+	ssize_t got;
+	char *nul;
+
+	if (addr == 0 || cap == 0)
+		return -EFAULT;
+	got = read_mem(n->req->pid, addr, buf, cap);
+	if (got < 0)
+		return errno == ESRCH ? -ESRCH : -EFAULT;
+	nul = memchr(buf, '\0', (size_t)got);
+	if (!nul)
+		return (size_t)got == cap ? -ENAMETOOLONG : -EFAULT;
+	return sb_notif_valid(n);
+}
+
+/* A pidfd for the calling thread (6.9: PIDFD_THREAD), else for its process:
+ * both reach the shared descriptor table.  Checked with ID_VALID afterwards,
+ * so it cannot name a process that reused the TID. */
+static int notif_pidfd(struct sb_notif *n)
+{
+	int fd;
+
+	if (n->pidfd >= 0)
+		return n->pidfd;
+	fd = (int)syscall(SYS_pidfd_open, n->req->pid, PIDFD_THREAD);
+	if (fd < 0 && errno == EINVAL) {
+		pid_t tgid;
+		int rc = sb_notif_tgid(n, &tgid);
+
+		if (rc)
+			return rc;
+		fd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	}
+	if (fd < 0)
+		return errno == ESRCH ? -ESRCH : -errno;
+	if (sb_notif_valid(n)) {
+		close(fd);
+		return -ENOENT;
+	}
+	n->pidfd = fd;
+	return fd;
+}
+
+int sb_notif_getfd(struct sb_notif *n, int fd)
+{
+	int pidfd = notif_pidfd(n);
+	int ours;
+
+	if (pidfd < 0)
+		return pidfd;
+	ours = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	if (ours < 0)
+		return -errno;
+	return ours;
+}
+
+/* ---- /proc ------------------------------------------------------------------- */
+
+static uint64_t hex64(const char *s)
+{
+	return strtoull(s, NULL, 16);
+}
+
+/* Last number of a tab-separated list ("NStgid:\t41\t1"). */
+static pid_t last_num(const char *s)
+{
+	const char *p = s + strlen(s);
+
+	while (p > s && (p[-1] == '\n' || p[-1] == ' ' || p[-1] == '\t'))
+		p--;
+	while (p > s && isdigit((unsigned char)p[-1]))
+		p--;
+	return (pid_t)atol(p);
+}
+
+static void status_line(struct sb_proc_ids *o, const char *key, const char *val)
+{
+	if (strcmp(key, "Tgid") == 0)
+		o->tgid = (pid_t)atol(val);
+	else if (strcmp(key, "PPid") == 0)
+		o->ppid = (pid_t)atol(val);
+	else if (strcmp(key, "NStgid") == 0)
+		o->ns_tgid = last_num(val);
+	else if (strcmp(key, "NSpid") == 0)
+		o->ns_tid = last_num(val);
+	else if (strcmp(key, "Umask") == 0)
+		o->umask = (mode_t)strtoul(val, NULL, 8);
+	else if (strcmp(key, "SigPnd") == 0 || strcmp(key, "ShdPnd") == 0)
+		o->sig_pending |= hex64(val);
+	else if (strcmp(key, "SigBlk") == 0)
+		o->sig_blocked = hex64(val);
+	else if (strcmp(key, "Uid") == 0)
+		sscanf(val, "%u %u", &o->uid, &o->euid);
+}
+
+int sb_proc_status(pid_t tid, struct sb_proc_ids *out)
+{
+	char path[64], buf[4096], *line, *save = NULL;
+	ssize_t len;
+	int fd;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return len < 0 && errno == ESRCH ? -ESRCH : -EIO;
+	buf[len] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		status_line(out, line, colon + 1 + strspn(colon + 1, " \t"));
+	}
+	if (out->tgid <= 0)
+		return -EIO;
+	if (out->ns_tgid <= 0)
+		out->ns_tgid = out->tgid;
+	if (out->ns_tid <= 0)
+		out->ns_tid = tid;
+	return 0;
+}
+
+int sb_proc_ppid(pid_t pid, pid_t *ppid)
+{
+	char path[64], buf[512], *p;
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -ESRCH;
+	buf[len] = '\0';
+	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d", ppid) != 1)
+		return -EIO;
+	return 0;
+}
+
+int sb_notif_umask(struct sb_notif *n, mode_t *mask)
+{
+	struct sb_proc_ids ids;
+	int rc = sb_proc_status(n->req->pid, &ids);
+
+	if (rc)
+		return rc;
+	/* The status file may belong to a process that reused the TID. */
+	rc = sb_notif_valid(n);
+	if (rc)
+		return rc;
+	*mask = ids.umask;
+	return 0;
+}

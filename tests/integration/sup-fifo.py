@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""A FIFO open that blocks waits in the supervisor without stalling the
+other threads of the program, completes when a writer comes, and is ended by
+a signal to the program (Ctrl-C reaches it: KeyboardInterrupt)."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+import sbtest
+from sup_util import Tree
+
+NOT_STALLED = '''
+import os, sys, threading
+fifo, data = sys.argv[1], sys.argv[2]
+got = []
+def reader():
+    with open(fifo) as f:          # blocks until the writer below
+        got.append(f.read())
+t = threading.Thread(target=reader)
+t.start()
+ok = 0
+for i in range(300):               # served while the reader waits
+    with open(data) as f:
+        ok += f.read() == "public data\\n"
+print("opens while blocked:", ok, "reader alive:", t.is_alive(), flush=True)
+with open(fifo, "w") as f:
+    f.write("through the fifo")
+t.join()
+print("reader got:", got[0])
+'''
+
+INTERRUPTED = '''
+import os, sys
+print(os.getpid(), flush=True)
+try:
+    open(sys.argv[1]).read()        # no writer ever comes
+    print("read returned")
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+'''
+
+
+class Fifo(unittest.TestCase):
+    def setUp(self) -> None:
+        self.scratch = sbtest.Scratch()
+        self.t = Tree(self.scratch)
+        self.fifo = self.t.out / "pipe"
+        os.mkfifo(self.fifo)
+
+    def tearDown(self) -> None:
+        self.scratch.__exit__()
+
+    def test_not_stalled(self) -> None:
+        s = self.t.script(NOT_STALLED)
+        self.t.write_policy(["python-api=ALLOW:threads"])
+        cp = sbtest.run_sb([f"--pysandboxes-config={self.t.policy}", str(s), str(self.fifo),
+                            str(self.t.data / "public.txt")], timeout=60)
+        self.assertEqual(cp.stdout, "opens while blocked: 300 reader alive: True\n"
+                                    "reader got: through the fifo\n", cp.stderr)
+        self.assertEqual(cp.returncode, 0)
+
+    def test_ctrl_c(self) -> None:
+        s = self.t.script(INTERRUPTED)
+        self.t.write_policy()
+        sbtest.require_binary()
+        p = subprocess.Popen([sbtest.PYTHON_SB, f"--python={sbtest.PYTHON}",
+                              f"--pysandboxes-config={self.t.policy}", str(s), str(self.fifo)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        try:
+            pid = int(p.stdout.readline())
+            # The program is (or is about to be) blocked in the open: a
+            # SIGINT to it alone, as a terminal's Ctrl-C delivers to it.
+            time.sleep(0.3)
+            os.kill(pid, signal.SIGINT)
+            out, err = p.communicate(timeout=30)
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        self.assertEqual(out, "interrupted\n", err)
+        self.assertEqual(p.returncode, 0)
+
+
+if __name__ == "__main__":
+    sbtest.main(Fifo)
