@@ -27,6 +27,7 @@
 #include "interp.h"
 #include "learn.h"
 #include "log.h"
+#include "oslayer.h"
 #include "policy.h"
 #include "print.h"
 #include "pyframes.h"
@@ -48,6 +49,7 @@ struct run {
 	char **child_env;
 	char **child_argv;
 	struct sb_agent *agent;
+	struct sb_oslayer *oslayer;	/* kernel layer under the supervisor (NULL: none) */
 	int agent_child_fd;
 	struct sb_learn *learn;
 	char *journal;			/* learning journal path */
@@ -61,6 +63,8 @@ static void run_free(struct run *r)
 {
 	if (r->agent)
 		sb_agent_free(r->agent);
+	if (r->oslayer)
+		sb_oslayer_free(r->oslayer);
 	if (r->agent_child_fd >= 0)
 		close(r->agent_child_fd);
 	if (r->learn)
@@ -196,12 +200,6 @@ static int build_child_env(struct run *r)
 	/* Upstream always passes TERM (reference §1.2). */
 	if (term && *term && (rc = env_add(&r->child_env, "TERM", term)))
 		return rc;
-	/* Without HOME, site.py looks the home directory up in the password
-	 * database to find the user site-packages, which the sandbox does not
-	 * expose anyway: say so up front instead of refusing /etc/passwd at
-	 * every start. */
-	if (!env_has(r->child_env, "HOME"))
-		rc = env_add(&r->child_env, "PYTHONNOUSERSITE", "1");
 	return rc;
 }
 
@@ -382,6 +380,46 @@ static int finish_learning(struct run *r)
 	return rc;
 }
 
+static int apply_oslayer_in_child(void *data)
+{
+	return sb_oslayer_apply_child(data);
+}
+
+/* The kernel layer of os-sandbox= is computed once every grant is known (the
+ * policy's, the interpreter's, the agent's), and proven by a self-test probe
+ * before the program starts.  Only Landlock is applied by our own spawn so
+ * far; the layers that must start the interpreter themselves (namespaces,
+ * bwrap, firejail) stop the run rather than silently run without. */
+static int prepare_oslayer(struct run *r, enum sb_mode mode)
+{
+	struct sb_diag d;
+	int rc;
+
+	sb_diag_init(&d);
+	rc = sb_oslayer_new(r->policy, r->interp.exe, mode, &r->oslayer, &d);
+	sb_print_warnings(&d);
+	if (rc) {
+		for (size_t i = 0; i < d.n; i++)
+			if (d.items[i].level == SB_DIAG_ERROR)
+				sb_error("%s", d.items[i].msg);
+		if (!d.n)
+			sb_error("cannot prepare the kernel layer: %s", strerror(-rc));
+		sb_diag_free(&d);
+		return rc;
+	}
+	sb_diag_free(&d);
+	switch (sb_oslayer_kind(r->oslayer)) {
+	case SB_OSL_NONE:
+	case SB_OSL_LANDLOCK:
+		return 0;
+	default:
+		sb_error_hint("use os-sandbox=landlock (or auto), or os-sandbox=none for the supervisor alone",
+			      "os-sandbox=%s is prepared but python-sb cannot yet start the program inside it",
+			      sb_oslayer_name(r->oslayer));
+		return -ENOTSUP;
+	}
+}
+
 /* Returns the number of distinct would-be refusals. */
 static int print_audit_summary(struct run *r)
 {
@@ -412,6 +450,9 @@ static int run_program(struct run *r)
 		.on_event = on_event,
 		.event_data = r,
 		.agent_fd = r->agent_child_fd,
+		.child_setup = r->oslayer ? apply_oslayer_in_child : NULL,
+		.child_data = r->oslayer,
+		.kernel_enforces_fs = r->oslayer && sb_oslayer_enforces_fs(r->oslayer),
 	};
 	int wstatus = 0, rc;
 
@@ -462,6 +503,15 @@ static int do_check_config(struct run *r)
 
 	if (rc) {
 		sb_error("cannot describe the policy: %s", strerror(-rc));
+		return SB_EXIT_INTERNAL;
+	}
+	fputs(text, stdout);
+	free(text);
+	if (prepare_oslayer(r, SB_MODE_ENFORCE))
+		return SB_EXIT_INTERNAL;
+	rc = sb_oslayer_describe(r->oslayer, &text);
+	if (rc) {
+		sb_error("cannot describe the kernel layer: %s", strerror(-rc));
 		return SB_EXIT_INTERNAL;
 	}
 	fputs(text, stdout);
@@ -560,7 +610,7 @@ static int prepare_run(struct run *r)
 	if (r->cli.action == SB_ACT_CHECK_CONFIG)
 		return do_check_config(r);
 	if (select_mode(r) || build_child_env(r) || open_log(r) || start_helpers(r) ||
-	    build_child_argv(r))
+	    prepare_oslayer(r, r->mode) || build_child_argv(r))
 		return SB_EXIT_INTERNAL;
 	return run_program(r);
 }

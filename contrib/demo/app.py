@@ -3,7 +3,7 @@
 
 Normal run: read the notes in --dir, summarise them, fetch --url and write a
 report into ./out.  With --evil it then does what a manipulated model would
-make it do: read an SSH key and /etc/shadow-like secrets, run a command, list
+make it do: read an SSH key, cloud credentials and /etc/shadow, run a command, list
 the environment's secrets and send them to another host.  Under python-sb
 with the learned policy, every one of those is refused.
 """
@@ -43,7 +43,8 @@ def evil(exfil_port: int) -> None:
     home = pathlib.Path.home()
     print("--evil: what a manipulated model would try")
     attempt("read ~/.ssh/id_rsa", lambda: (home / ".ssh" / "id_rsa").read_text())
-    attempt("read /etc/passwd", lambda: pathlib.Path("/etc/passwd").read_text())
+    attempt("read ~/.aws/credentials", lambda: (home / ".aws" / "credentials").read_text())
+    attempt("read /etc/shadow", lambda: pathlib.Path("/etc/shadow").read_text())
     attempt("run a command", lambda: os.system("id > /dev/null") == 0 or (_ for _ in ()).throw(OSError("command failed")))
     secrets = {k: v for k, v in os.environ.items() if "SECRET" in k or "KEY" in k}
     print(f"  env      variables visible with SECRET/KEY in their name: {sorted(secrets)}")

@@ -17,8 +17,9 @@ trap cleanup EXIT INT TERM
 mkdir -p "$work/app"
 cp "$here/app.py" "$work/app/"
 cp -r "$here/data" "$work/app/"
-mkdir -p "$work/home/.ssh" "$work/site"
+mkdir -p "$work/home/.ssh" "$work/home/.aws" "$work/site"
 echo "-----BEGIN FAKE DEMO KEY-----" > "$work/home/.ssh/id_rsa"
+printf '[default]\naws_secret_access_key = fake-demo-secret\n' > "$work/home/.aws/credentials"
 echo "hello from the allowed site" > "$work/site/index.html"
 
 free_port() { "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
