@@ -51,7 +51,12 @@ class LandlockThroughPythonSb(unittest.TestCase):
 
     def run_sb(self, os_sandbox, env=None):
         with sbtest.Scratch() as s:
-            layer = ou.Layer(s, "/usr/bin/python3", os_sandbox)
+            # The agent judges imports and API calls first: open them, so the
+            # outcomes below are the supervisor's and the kernel's.  Process
+            # creation is granted but exec= names another binary, so the exec
+            # attempt reaches the exec check itself.
+            layer = ou.Layer(s, "/usr/bin/python3", os_sandbox,
+                             rules="python-import=*\npython-api=ALLOW:process-exec\nexec=/usr/bin/false\n")
             prog = s.write("prog.py", PROGRAM.format(secret=str(self.secret), denied=free_port()))
             cp = sbtest.run_sb([str(prog)], cwd=layer.dir, env=env, python="/usr/bin/python3")
             return cp, ou.outcomes(cp)
