@@ -10,3 +10,6 @@ CLEANFILES += src/syscall_table.h
 src/syscall_table.h: $(top_srcdir)/rules/syscalls.in $(top_srcdir)/rules/gen-syscalls.sh
 	$(AM_V_GEN)$(MKDIR_P) src && \
 	$(SHELL) $(top_srcdir)/rules/gen-syscalls.sh $(top_srcdir)/rules/syscalls.in > $@.tmp && mv $@.tmp $@
+
+# Site-wide rules included by every learned file.
+dist_sbconf_DATA += rules/global-py-sandboxes.profile
