@@ -66,7 +66,7 @@ WORKLOADS: dict[str, str] = {
 }
 
 POLICY = """\
-expose-rw=.
+expose-ro=.
 net=ALLOW|TCP|127.0.0.1|*|OUT
 python-import=*
 python-api=ALLOW:process-exec, threads

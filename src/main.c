@@ -30,6 +30,7 @@
 #include "oslayer.h"
 #include "policy.h"
 #include "print.h"
+#include "report.h"
 #include "pyframes.h"
 #include "runtime.h"
 #include "supervisor.h"
@@ -52,6 +53,7 @@ struct run {
 	struct sb_oslayer *oslayer;	/* kernel layer under the supervisor (NULL: none) */
 	int agent_child_fd;
 	struct sb_learn *learn;
+	struct sb_report *report;	/* --report=FILE, or NULL */
 	char *journal;			/* learning journal path */
 	int log_fd;
 	pthread_mutex_t event_lock;	/* the agent's thread and the supervisor's event thread */
@@ -70,6 +72,7 @@ static void run_free(struct run *r)
 	if (r->learn)
 		sb_learn_free(r->learn);
 	free(r->journal);
+	sb_report_free(r->report);
 	if (r->log_fd >= 0)
 		close(r->log_fd);
 	sb_env_free(r->child_env);
@@ -103,6 +106,8 @@ static void on_event(const struct sb_event *ev, void *data)
 	}
 	if (r->learn)
 		sb_learn_record(r->learn, ev);
+	if (r->report)
+		sb_report_add(r->report, ev);
 	pthread_mutex_unlock(&r->event_lock);
 }
 
@@ -303,6 +308,33 @@ static int start_learner(struct run *r)
 		sb_warn("no learning journal ('%s': %s): a killed python-sb would lose this run",
 			r->journal, strerror(-rc));
 	return 0;
+}
+
+static int open_report(struct run *r)
+{
+	int rc;
+
+	if (!r->cli.report_file)
+		return 0;
+	rc = sb_report_new(r->cli.report_file, &r->report);
+	if (rc)
+		sb_error("cannot prepare the report '%s': %s", r->cli.report_file, strerror(-rc));
+	return rc;
+}
+
+/* The report is written whatever the end was, with the final status. */
+static int finish_report(struct run *r, int status)
+{
+	int rc;
+
+	if (!r->report)
+		return status;
+	rc = sb_report_write(r->report, status, r->config_path);
+	if (rc) {
+		sb_error("cannot write the report '%s': %s", r->cli.report_file, strerror(-rc));
+		return status ? status : SB_EXIT_INTERNAL;
+	}
+	return status;
 }
 
 static int start_helpers(struct run *r)
@@ -609,10 +641,10 @@ static int prepare_run(struct run *r)
 		return SB_EXIT_INTERNAL;
 	if (r->cli.action == SB_ACT_CHECK_CONFIG)
 		return do_check_config(r);
-	if (select_mode(r) || build_child_env(r) || open_log(r) || start_helpers(r) ||
-	    prepare_oslayer(r, r->mode) || build_child_argv(r))
+	if (select_mode(r) || build_child_env(r) || open_log(r) || open_report(r) ||
+	    start_helpers(r) || prepare_oslayer(r, r->mode) || build_child_argv(r))
 		return SB_EXIT_INTERNAL;
-	return run_program(r);
+	return finish_report(r, run_program(r));
 }
 
 int main(int argc, char **argv)
@@ -626,6 +658,12 @@ int main(int argc, char **argv)
 		return SB_EXIT_INTERNAL;
 	}
 	if (parse_command_line(&r, argc, argv)) {
+		run_free(&r);
+		return SB_EXIT_USAGE;
+	}
+	if (r.cli.report_file && sb_report_format_of(r.cli.report_file) < 0) {
+		sb_error_hint("name it .sarif (SARIF 2.1.0), .xml (JUnit XML) or .json",
+			      "--report=%s: unknown report format", r.cli.report_file);
 		run_free(&r);
 		return SB_EXIT_USAGE;
 	}
