@@ -6,3 +6,4 @@ bench: python-sb
 	$(PYTHON) $(srcdir)/bench/run.py --python-sb $(abs_top_builddir)/python-sb
 bench-results: python-sb
 	$(PYTHON) $(srcdir)/bench/run.py --python-sb $(abs_top_builddir)/python-sb --write-results
+EXTRA_DIST += bench/eval_bench.py

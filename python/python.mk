@@ -25,6 +25,23 @@ pysandboxesguards_PYTHON = \
 	python/pysandboxes/guards/imports.py \
 	python/pysandboxes/guards/refusals.py
 
+pysandboxesevalguarddir = $(pythondir)/pysandboxes/evalguard
+pysandboxesevalguard_PYTHON = \
+	python/pysandboxes/evalguard/__init__.py \
+	python/pysandboxes/evalguard/_base.py \
+	python/pysandboxes/evalguard/_exc.py \
+	python/pysandboxes/evalguard/checker.py \
+	python/pysandboxes/evalguard/config.py \
+	python/pysandboxes/evalguard/engine.py \
+	python/pysandboxes/evalguard/hooks.py \
+	python/pysandboxes/evalguard/learn.py \
+	python/pysandboxes/evalguard/profiles.py \
+	python/pysandboxes/evalguard/rewrite.py \
+	python/pysandboxes/evalguard/rules.py \
+	python/pysandboxes/evalguard/runner.py \
+	python/pysandboxes/evalguard/runtime.py \
+	python/pysandboxes/evalguard/sizes.py
+
 # The private sitecustomize python-sb puts first on PYTHONPATH (src/agent.c).
 sbbootstrapdir = $(pkgdatadir)/bootstrap
 sbbootstrap_PYTHON = python/bootstrap/sitecustomize.py
@@ -42,11 +59,21 @@ AGENT_UNIT_TESTS = \
 	python/tests/test_refusals.py \
 	python/tests/test_registry.py \
 	python/tests/test_unpickle.py \
-	python/tests/test_wire.py
+	python/tests/test_wire.py \
+	python/tests/test_evalguard_corpus.py \
+	python/tests/test_evalguard_learn.py \
+	python/tests/test_evalguard_rules.py \
+	python/tests/test_evalguard_runtime.py \
+	python/tests/test_evalguard_semantics.py \
+	python/tests/evalguard_corpus/__init__.py \
+	python/tests/evalguard_corpus/attacks.py \
+	python/tests/evalguard_corpus/support.py
 AGENT_INTEGRATION_TESTS = \
 	tests/integration/agent-unittests.py \
 	tests/integration/agent-acceptance.py \
 	tests/integration/agent-env.py \
-	tests/integration/agent-partial.py
+	tests/integration/agent-partial.py \
+	tests/integration/eval-guard.py \
+	tests/integration/eval-attacks.py
 TESTS += $(AGENT_INTEGRATION_TESTS)
 EXTRA_DIST += $(AGENT_UNIT_TESTS) $(AGENT_INTEGRATION_TESTS) tests/integration/agentlib.py

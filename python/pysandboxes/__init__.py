@@ -22,7 +22,7 @@ __all__ = [
     "RuleSocketConnectionRefusedError", "RuleModuleNotFoundError", "RuleApiPermissionError",
     "RuleEvalPermissionError", "EvalSyntaxRejected", "EvalInterrupted", "ConfigSyntaxError",
     "SandBoxProtocolError", "SandBoxBaseExceptionError", "RestrictedUnpicklingError",
-    "RuleAttributeError",
+    "RuleAttributeError", "guarded_eval", "SandboxContextWarning",
 ]
 
 
@@ -39,6 +39,10 @@ def __getattr__(name: str) -> object:
         from . import partial
 
         return getattr(partial, name)
+    if name in ("guarded_eval", "SandboxContextWarning"):
+        from . import evalguard
+
+        return getattr(evalguard, name)
     if name == "RestrictedUnpicklingError":
         from . import exceptions
 

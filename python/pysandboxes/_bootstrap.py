@@ -64,12 +64,29 @@ def _make_hook(handlers: dict, agent: _agent.Agent):
     return audit_hook
 
 
+def _install_eval_guard(agent: _agent.Agent) -> None:
+    """eval/exec/compile: refused as dynamic-code (the API guard's wrappers),
+    unguarded when python-api allows all three, or run in the declared
+    sub-language when eval-* rules are present (the guard then takes the
+    builtins over from the API guard)."""
+    from . import evalguard, exceptions
+
+    api_rules = agent.rules.get("api") or {}
+    allowed = all((api_rules.get(q) or {}).get("allow") is True
+                  for q in ("builtins.eval", "builtins.exec", "builtins.compile"))
+    cats = agent.rules.get("categories") or {}
+    evalguard.install(agent.rules.get("eval") or {}, mode=agent.mode, dynamic_code_allowed=allowed,
+                      send=agent.channel.send if agent.channel else None, exc=exceptions,
+                      threads=bool((cats.get("threads") or {}).get("granted")))
+
+
 def install(agent: _agent.Agent) -> None:
     """Install every guard the rules and the mode call for."""
     handlers: dict = {}
     finder = imports.Finder(agent)
     finder.install(handlers)
     api.ApiGuard(agent, finder).install(handlers)
+    _install_eval_guard(agent)
     dns.install(agent)
     if agent.mode == "learn":
         from . import env

@@ -1,0 +1,204 @@
+"""``builtins.eval``, ``exec`` and ``compile`` as the program sees them.
+
+Three states (reference §7):
+
+* no ``eval-*`` rule and no ``python-api=ALLOW:dynamic-code``: refused with
+  RuleApiPermissionError (category ``dynamic-code``); audit mode reports and
+  lets the call run; learn mode runs it guarded with an empty profile, so
+  that the learned file gets ``eval-*`` lines rather than the escape hatch;
+* at least one ``eval-*`` rule: guarded (engine.py);
+* ``ALLOW:dynamic-code``: nothing is installed (combined with ``eval-*``
+  rules, a configuration error).
+
+Call sites in the standard library, in ``site-packages`` / ``dist-packages``
+(but not in the package ``python -m`` runs) and in this package are exempt (``dataclasses``, ``namedtuple``, ``typing``,
+``runpy``, ``importlib`` generate code on the program's behalf) -- unless a
+guarded evaluation is running on the thread: what the evaluated code
+triggers stays under its profile (the import machinery excepted).  The exemption is by file name: a library
+evaluating a string the program hands it (``timeit``, ``typing`` forward
+references) is exempt too.
+"""
+from __future__ import annotations
+
+import builtins
+import os
+import sys
+
+from . import _base, _exc
+from .config import state
+
+FUTURE_MASK = 0x1FE0000          # co_flags bits of __future__ features (PyCF_MASK)
+_orig_eval = _base.ORIGINALS["eval"]
+_orig_exec = _base.ORIGINALS["exec"]
+_orig_compile = _base.ORIGINALS["compile"]
+
+
+def _engine():
+    # Loaded on the first guarded call, not at start-up (ast and its
+    # dependencies).  Importing pysandboxes.* is never judged by the import
+    # guard, nor are the standard modules the engine imports at its top level.
+    from . import engine
+    return engine
+
+_AGENT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _stdlib_dirs() -> tuple:
+    dirs = {os.path.dirname(os.__file__) + os.sep}
+    for prefix in {sys.base_prefix, sys.base_exec_prefix}:
+        for lib in ("lib", "lib64"):
+            dirs.add(os.path.join(prefix, lib, f"python{sys.version_info[0]}.{sys.version_info[1]}") + os.sep)
+    return tuple(sorted(dirs))
+
+
+_STDLIB_DIRS = _stdlib_dirs()
+_exempt_cache: dict = {}
+
+
+def _main_package() -> str:
+    """The top-level package of ``python -m pkg.mod`` (an application installed
+    into site-packages is still the application)."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    name = getattr(spec, "name", None) or ""
+    return name.partition(".")[0]
+
+
+def library_file(filename: str) -> bool:
+    """True for code of the standard library, an installed package (other
+    than the one ``-m`` runs), or this package."""
+    v = _exempt_cache.get(filename)
+    if v is None:
+        for marker in ("/site-packages/", "/dist-packages/"):
+            if marker in filename:
+                top = filename.rpartition(marker)[2].partition("/")[0]
+                main = _main_package()
+                return not main or top not in (main, main + ".py")
+        v = (filename.startswith(_AGENT_DIR) or filename.startswith("<frozen ")
+             or filename.startswith(_STDLIB_DIRS))
+        if len(_exempt_cache) < 65536:
+            _exempt_cache[filename] = v
+    return v
+
+
+def _import_machinery(filename: str) -> bool:
+    return filename.startswith(("<frozen importlib.", "<frozen zipimport")) or \
+        any(filename.startswith(d + "importlib" + os.sep) for d in _STDLIB_DIRS)
+
+
+def _exempt(frame) -> bool:
+    if frame is None:
+        return False
+    filename = frame.f_code.co_filename
+    if _base.current() is not None:
+        # Inside a guarded evaluation only the import machinery is exempt (it
+        # runs module code the import rules let load); a library evaluating a
+        # string on the evaluated code's behalf is judged like the evaluated code.
+        return _import_machinery(filename)
+    return library_file(filename)
+
+
+def _caller(depth: int = 2):
+    try:
+        return sys._getframe(depth)
+    except ValueError:
+        return None
+
+
+def _plain_namespace(g, l, frame):
+    """What the builtin would have used: the caller's globals and locals."""
+    if g is None and frame is not None:
+        g = frame.f_globals
+        if l is None:
+            l = frame.f_locals
+            if type(l) is not dict:
+                l = dict(l)  # 3.13+: the builtin sees a snapshot, not the write-through proxy
+    return g, l
+
+
+def _with_futures(source, mode: str, frame):
+    if frame is None or not isinstance(source, (str, bytes, bytearray)):
+        return source
+    flags = frame.f_code.co_flags & FUTURE_MASK
+    if not flags:
+        return source
+    if mode == "eval":
+        source = source.lstrip(" \t" if isinstance(source, str) else b" \t")
+    return _orig_compile(source, "<string>", mode, flags, True)
+
+
+def _plain(kind: str, source, g, l, frame, closure=None):
+    g, l = _plain_namespace(g, l, frame)
+    source = _with_futures(source, kind, frame)
+    if kind == "eval":
+        return _orig_eval(source, g, l)
+    if closure is not None:
+        return _orig_exec(source, g, l, closure=closure)
+    return _orig_exec(source, g, l)
+
+
+def _refused(qual: str, frame) -> bool:
+    """State 1 (no eval-* rule): True when the call must run as the builtin
+    (audit), raise when enforcing; False when learning (run guarded)."""
+    st = state
+    if st.mode == "enforce":
+        st.reporter.api(qual, "denied", frame)
+        raise _exc.api_denied(qual, "dynamic-code")
+    if st.mode == "audit":
+        st.reporter.api(qual, "would-deny", frame)
+        return True
+    return False
+
+
+def eval(source, globals=None, locals=None):  # noqa: A001 - stands for the builtin
+    frame = _caller()
+    if _exempt(frame):
+        return _plain("eval", source, globals, locals, frame)
+    if not state.present and _refused("builtins.eval", frame):
+        return _plain("eval", source, globals, locals, frame)
+    return _engine().evaluate("eval", source, globals, locals, frame)
+
+
+def compile(source, filename, mode, flags=0, dont_inherit=False, optimize=-1, **kwargs):  # noqa: A001
+    frame = _caller()
+    if not dont_inherit and frame is not None:
+        flags |= frame.f_code.co_flags & FUTURE_MASK
+    if _exempt(frame) or (not state.present and _refused("builtins.compile", frame)):
+        return _orig_compile(source, filename, mode, flags, True, optimize, **kwargs)
+    return _engine().guarded_compile(source, filename, mode, flags, frame, optimize)
+
+
+if sys.version_info >= (3, 11):
+    def exec(source, globals=None, locals=None, *, closure=None):  # noqa: A001
+        frame = _caller()
+        if _exempt(frame):
+            return _plain("exec", source, globals, locals, frame, closure)
+        if not state.present and _refused("builtins.exec", frame):
+            return _plain("exec", source, globals, locals, frame, closure)
+        return _engine().evaluate("exec", source, globals, locals, frame, closure=closure)
+else:
+    def exec(source, globals=None, locals=None):  # noqa: A001 - no closure= before 3.11
+        frame = _caller()
+        if _exempt(frame):
+            return _plain("exec", source, globals, locals, frame)
+        if not state.present and _refused("builtins.exec", frame):
+            return _plain("exec", source, globals, locals, frame)
+        return _engine().evaluate("exec", source, globals, locals, frame)
+
+
+WRAPPERS = {"eval": eval, "exec": exec, "compile": compile}
+for _name, _fn in WRAPPERS.items():
+    _fn.__name__ = _fn.__qualname__ = _name
+    _fn.__module__ = "builtins"
+    _fn.__doc__ = _base.ORIGINALS[_name].__doc__
+    _fn.__sb_qualname__ = "builtins." + _name
+state.dynamic = dict(WRAPPERS)
+
+
+def replace_builtins() -> None:
+    for name, fn in WRAPPERS.items():
+        setattr(builtins, name, fn)
+
+
+def restore_builtins() -> None:
+    for name in WRAPPERS:
+        setattr(builtins, name, _base.ORIGINALS[name])
