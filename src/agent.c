@@ -101,11 +101,19 @@ static int agent_paths(const char **boot, const char **pkg)
 		order[0] = installed;
 		order[1] = source;
 	}
+	/* Canonical spellings: a VPATH build's source dir reads "build/../..",
+	 * and the agent recognises its own frames by comparing file names with
+	 * its normalised directory; a ".." spelling would make its own calls
+	 * look like the application's. */
+	static char boot_canon[PATH_MAX], pkg_canon[PATH_MAX];
+
 	for (int i = 0; i < 2; i++) {
 		if (file_exists(order[i][0], "sitecustomize.py") &&
 		    file_exists(order[i][1], "pysandboxes/__init__.py")) {
-			*boot = order[i][0];
-			*pkg = order[i][1];
+			if (!realpath(order[i][0], boot_canon) || !realpath(order[i][1], pkg_canon))
+				return -errno;
+			*boot = boot_canon;
+			*pkg = pkg_canon;
 			return 0;
 		}
 	}
