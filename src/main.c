@@ -28,38 +28,16 @@
 #include "learn.h"
 #include "log.h"
 #include "oslayer.h"
+#include "stub_main.h"
 #include "policy.h"
 #include "print.h"
 #include "report.h"
 #include "pyframes.h"
 #include "runtime.h"
 #include "supervisor.h"
+#include "main_priv.h"
 
 extern char **environ;
-
-enum { SB_EXIT_INTERNAL = 255, SB_EXIT_USAGE = 2 };
-
-/* Everything one run owns; released by run_free(). */
-struct run {
-	struct sb_cli cli;
-	struct sb_interp interp;
-	char cwd[PATH_MAX];
-	char *config_path;
-	struct sb_policy *policy;
-	enum sb_mode mode;
-	char **child_env;
-	char **child_argv;
-	struct sb_agent *agent;
-	struct sb_oslayer *oslayer;	/* kernel layer under the supervisor (NULL: none) */
-	int agent_child_fd;
-	struct sb_learn *learn;
-	struct sb_report *report;	/* --report=FILE, or NULL */
-	char *journal;			/* learning journal path */
-	int log_fd;
-	pthread_mutex_t event_lock;	/* the agent's thread and the supervisor's event thread */
-	unsigned long denials;
-	unsigned long log_lost;	/* log lines that could not be written */
-};
 
 static void run_free(struct run *r)
 {
@@ -261,7 +239,7 @@ static int select_mode(struct run *r)
 
 /* ---- running ----------------------------------------------------------------- */
 
-static int open_log(struct run *r)
+int sb_main_open_log(struct run *r)
 {
 	if (!r->cli.log_file)
 		return 0;
@@ -419,9 +397,9 @@ static int apply_oslayer_in_child(void *data)
 
 /* The kernel layer of os-sandbox= is computed once every grant is known (the
  * policy's, the interpreter's, the agent's), and proven by a self-test probe
- * before the program starts.  Only Landlock is applied by our own spawn so
- * far; the layers that must start the interpreter themselves (namespaces,
- * bwrap, firejail) stop the run rather than silently run without. */
+ * before the program starts.  Landlock is applied by the spawn's child_setup;
+ * the namespaces and the wrappers start the interpreter themselves (the
+ * spawn gets the layer in the run options). */
 static int prepare_oslayer(struct run *r, enum sb_mode mode)
 {
 	struct sb_diag d;
@@ -440,16 +418,7 @@ static int prepare_oslayer(struct run *r, enum sb_mode mode)
 		return rc;
 	}
 	sb_diag_free(&d);
-	switch (sb_oslayer_kind(r->oslayer)) {
-	case SB_OSL_NONE:
-	case SB_OSL_LANDLOCK:
-		return 0;
-	default:
-		sb_error_hint("use os-sandbox=landlock (or auto), or os-sandbox=none for the supervisor alone",
-			      "os-sandbox=%s is prepared but python-sb cannot yet start the program inside it",
-			      sb_oslayer_name(r->oslayer));
-		return -ENOTSUP;
-	}
+	return 0;
 }
 
 /* Returns the number of distinct would-be refusals. */
@@ -482,9 +451,11 @@ static int run_program(struct run *r)
 		.on_event = on_event,
 		.event_data = r,
 		.agent_fd = r->agent_child_fd,
+		.agent = r->agent,
 		.child_setup = r->oslayer ? apply_oslayer_in_child : NULL,
 		.child_data = r->oslayer,
 		.kernel_enforces_fs = r->oslayer && sb_oslayer_enforces_fs(r->oslayer),
+		.oslayer = r->oslayer,
 	};
 	int wstatus = 0, rc;
 
@@ -641,7 +612,7 @@ static int prepare_run(struct run *r)
 		return SB_EXIT_INTERNAL;
 	if (r->cli.action == SB_ACT_CHECK_CONFIG)
 		return do_check_config(r);
-	if (select_mode(r) || build_child_env(r) || open_log(r) || open_report(r) ||
+	if (select_mode(r) || build_child_env(r) || sb_main_open_log(r) || open_report(r) ||
 	    start_helpers(r) || prepare_oslayer(r, r->mode) || build_child_argv(r))
 		return SB_EXIT_INTERNAL;
 	return finish_report(r, run_program(r));
@@ -652,6 +623,8 @@ int main(int argc, char **argv)
 	struct run r = { .log_fd = -1, .agent_child_fd = -1 };
 	int status;
 
+	if (argc > 1 && strcmp(argv[1], "--_sb-stub") == 0)
+		return sb_stub_main(argc, argv);
 	pthread_mutex_init(&r.event_lock, NULL);
 	if (!getcwd(r.cwd, sizeof(r.cwd))) {
 		sb_error("cannot read the current directory: %s", strerror(errno));
@@ -679,9 +652,7 @@ int main(int argc, char **argv)
 		status = do_stack(&r);
 		break;
 	case SB_ACT_ATTACH:
-		sb_error_hint("use --stack PID to see what it is doing",
-			      "--attach is reserved for the ptrace backend, which this build does not have yet");
-		status = SB_EXIT_INTERNAL;
+		status = sb_main_attach(&r);
 		break;
 	case SB_ACT_VERSION:
 	case SB_ACT_PY_HELP:
