@@ -73,13 +73,20 @@ BEGIN {
 	} else if (act ~ /^errno-if:[0-5]=(0x[0-9a-fA-F]+|[0-9]+):E[A-Z0-9]+$/) {
 		split(act, p, ":"); split(p[2], q, "=")
 		fa = "SB_FA_ERRNO_IF"; a = q[1]; b = q[2]; val = p[3]
+	} else if (act ~ /^errno-if-ne:[0-5]=(0x[0-9a-fA-F]+|[0-9]+):[0-5]!=[0-9]+:E[A-Z0-9]+$/) {
+		# (u32)argA == VAL and argB != V: the three small numbers share the
+		# field a of the row (A | B << 8 | V << 16), VAL goes in b.
+		split(act, p, ":"); split(p[2], q, "="); split(p[3], w, "!=")
+		if (w[2] + 0 > 32767) fail("errno-if-ne: comparison value too large")
+		fa = "SB_FA_ERRNO_IF_NE"; a = q[1] + w[1] * 256 + w[2] * 65536; b = q[2]; val = p[4]
 	} else {
 		fail("unknown action " act)
 	}
 	if (h != "-" && h !~ /^sb_handle_[a-z0-9_]+$/) fail("bad handler " h)
-	if ((fa == "SB_FA_ERRNO" || fa == "SB_FA_ERRNO_IF") && h != "-")
+	inkernel = fa == "SB_FA_ERRNO" || fa == "SB_FA_ERRNO_IF" || fa == "SB_FA_ERRNO_IF_NE"
+	if (inkernel && h != "-")
 		fail("a call refused in-kernel has no handler")
-	if (fa != "SB_FA_ERRNO" && fa != "SB_FA_ERRNO_IF" && h == "-")
+	if (!inkernel && h == "-")
 		fail("a notified call needs a handler")
 	if (h != "-" && !(h in seen)) { seen[h] = 1; handlers[nh++] = h }
 	printf("\tX(\"%s\", %d, %s, %d, %s, %s, %s, %s) \\\n", name, nr, fa, a, b, val,

@@ -130,6 +130,16 @@ static int add_row(scmp_filter_ctx ctx, const struct sb_policy *p, enum sb_mode 
 
 		return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((unsigned)r->val), nr, 1, &eq);
 	}
+	case SB_FA_ERRNO_IF_NE: {
+		/* Any upper bits in the second argument make it differ: refused,
+		 * which is the safe side. */
+		struct scmp_arg_cmp cmp[2] = {
+			{ (unsigned)(r->a & 0xff), SCMP_CMP_MASKED_EQ, 0xffffffffull, r->b },
+			{ (unsigned)((r->a >> 8) & 0xff), SCMP_CMP_NE, (unsigned long long)(r->a >> 16), 0 },
+		};
+
+		return seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO((unsigned)r->val), nr, 2, cmp);
+	}
 	}
 	return -EINVAL;
 }

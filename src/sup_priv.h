@@ -26,6 +26,7 @@ enum sb_filter_action {
 	SB_FA_CLONE,		/* namespaces refused, CLONE_THREAD: threads, else process-exec */
 	SB_FA_ERRNO,		/* val = errno; with name "" a number range nr..a */
 	SB_FA_ERRNO_IF,		/* (u32)arg a == b: errno val */
+	SB_FA_ERRNO_IF_NE,	/* (u32)arg A == b and arg B != V: errno val, a = A | B << 8 | V << 16 */
 };
 
 struct sb_syscall_row {
@@ -168,6 +169,50 @@ void sb_notif_fail_resolve(struct sb_notif *n, int rc);
  * sb_umask_begin()/end() on the worker's private fs struct. */
 int sb_umask_begin(struct sb_notif *n);
 void sb_umask_end(void);
+
+/* ---- sup_attr.c: Python attribution and the refusals it allows ------------- */
+
+struct sb_pyctx;	/* what the policy says about imports and eval; per-run state */
+
+/* Compile what attribution needs from o (mode, policy, agent).  0 or -errno. */
+int sb_pyctx_new(const struct sb_run_opts *o, struct sb_pyctx **out);
+void sb_pyctx_free(struct sb_pyctx *c);
+/* A process of the tree exited (reaped): drop its attribution state. */
+void sb_pyctx_exited(struct sb_pyctx *c, pid_t pid);
+/* Print the notice of `ev` (process pid)?  False for an import refusal
+ * already printed for that process and module (one import makes many). */
+bool sb_pyctx_first_notice(struct sb_pyctx *c, pid_t pid, const struct sb_event *ev);
+/* The running supervisor's (NULL-safe callers: supervisor.c owns it). */
+struct sb_pyctx *sb_sup_py(struct sb_sup *s);
+
+/* Read the calling thread's Python stack (once per notification, while the
+ * target waits) into ev: pyloc, from_eval, importing, stack.  0 (an unknown
+ * stack leaves them empty) or -errno (-ENOENT: the request died meanwhile). */
+int sb_notif_attribute(struct sb_notif *n);
+
+/* sb_notif_refuse() in learn/audit mode: attribute the would-be refusal if
+ * the learner may keep it (not metadata calls, not /proc, /sys, /dev). */
+void sb_notif_attribute_would_deny(struct sb_notif *n);
+
+/* The path decision of n was an implicit grant (the interpreter's tree, the
+ * agent's directories: rule files named "<...>"), or no rule at all. */
+bool sb_notif_implicit(const struct sb_notif *n);
+
+enum sb_pyv {
+	SB_PYV_OPEN = 0,	/* an open (or creation) the policy allowed */
+	SB_PYV_META,		/* a metadata call (stat, access...) the policy allowed */
+	SB_PYV_EXEC,		/* an execve the policy allowed */
+};
+
+/* Enforce mode: refuse (and answer) an access the policy allows when the
+ * Python stack shows it is made for an import python-import= does not
+ * allow, or by code from eval that no eval-* rule grants it.  `implicit`:
+ * the policy allowed it by an implicit grant (the interpreter's tree).
+ * Returns true when refused (the handler stops). */
+bool sb_notif_py_veto(struct sb_notif *n, enum sb_pyv what, const char *canon, bool implicit);
+
+/* The same for connect and sendto, before their handler runs. */
+bool sb_notif_py_veto_net(struct sb_notif *n);
 
 /* The handlers named in rules/syscalls.in. */
 #include "syscall_table.h"

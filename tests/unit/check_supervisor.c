@@ -94,7 +94,8 @@ START_TEST(table_every_notified_call_has_a_kind)
 		if (r->handler)
 			ck_assert_msg(r->kind >= 0, "%s: notified without an event kind", r->name);
 		else
-			ck_assert_msg(r->action == SB_FA_ERRNO || r->action == SB_FA_ERRNO_IF,
+			ck_assert_msg(r->action == SB_FA_ERRNO || r->action == SB_FA_ERRNO_IF ||
+				      r->action == SB_FA_ERRNO_IF_NE,
 				      "%s: notified without a handler", r->name);
 	}
 }
