@@ -95,8 +95,10 @@ static void unshare_lists(const struct sb_oslayer *l, struct osl_strv *on, struc
 		     "(read-only or writable), in a fresh root");
 	osl_strv_add(on, "processes: own pid, ipc and uts namespaces");
 	if (osl_ns_host_network(l->ns))
-		osl_strv_add(on, "network: own namespace; other hosts through slirp4netns "
-			     "(10.0.2.100/24, gateway 10.0.2.2, DNS 10.0.2.3)");
+		osl_strv_addf(on, "network: own namespace; other hosts through slirp4netns "
+			      "(10.0.2.100/24, gateway 10.0.2.2, DNS 10.0.2.3); the host's loopback %s",
+			      osl_ns_host_loopback(l->ns) ? "at 10.0.2.2 (unshare.host-loopback=yes)"
+							  : "out of reach");
 	else
 		osl_strv_add(on, "network: own namespace with loopback only");
 	if (in->protected_in_rw.n)

@@ -81,6 +81,8 @@ int osl_ns_before_clone(struct osl_ns *ns);
 int osl_ns_after_clone(struct osl_ns *ns, pid_t child, struct sb_diag *diag);
 void osl_ns_done(struct osl_ns *ns);
 bool osl_ns_host_network(const struct osl_ns *ns);
+/* unshare.host-loopback=yes with slirp4netns: 10.0.2.2 is the host's 127.0.0.1. */
+bool osl_ns_host_loopback(const struct osl_ns *ns);
 void osl_ns_free(struct osl_ns *ns);
 int osl_ns_setup_child(const struct osl_ns *ns);
 int osl_ns_describe(const struct osl_ns *ns, struct osl_strv *lines);

@@ -138,6 +138,10 @@ void sb_oslayer_spawn_done(struct sb_oslayer *l);
 int sb_oslayer_wrap_argv(const struct sb_oslayer *l, const char *python_exe, char *const *python_argv,
 			 int stub_fd, char ***out);
 void sb_oslayer_argv_free(char **argv);
+/* The same, keeping `keep_fds` (the agent's channel) open across firejail,
+ * which closes every other descriptor (bwrap passes them on). */
+int sb_oslayer_wrap_argv_keep(const struct sb_oslayer *l, const char *python_exe, char *const *python_argv,
+			      int stub_fd, const int *keep_fds, size_t n_keep, char ***out);
 
 /* The socket between the supervisor (sv[0]: close-on-exec, SO_PASSCRED)
  * and the stub (sv[1]: inherited through the wrapper; pass its number as
@@ -161,9 +165,20 @@ int sb_oslayer_stub_exec(int sock, int (*install)(void *data), void *data,
  * (SO_PASSCRED translates it), send the fd number, wait for the go-ahead.
  * Only write(2)/read(2): safe after the filter is installed. */
 int sb_oslayer_send_listener(int sock, int listener);
+/* The same, telling the supervisor how the filter was installed (the
+ * first byte is 'K' instead of 'P'). */
+enum sb_osl_listener_flags {
+	SB_OSL_LISTENER_KILLABLE = 1u << 0,	/* SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV */
+};
+int sb_oslayer_send_listener_ex(int sock, int listener, unsigned flags);
 /* Supervisor side, on sv[0]: learn the sender's pid, take its listener with
  * pidfd_getfd(), send the go-ahead.  -EPIPE when the sender (or the wrapper)
  * died first. */
 int sb_oslayer_recv_listener(int sock, int *listener);
+/* The same in two steps, for a spawn that needs the sender's pid (in our
+ * pid namespace) before the sender goes on: take the listener (the sender
+ * keeps waiting, so *pid still names it), then release the sender. */
+int sb_oslayer_take_listener(int sock, int *listener, pid_t *pid, unsigned *flags);
+int sb_oslayer_release_stub(int sock);
 
 #endif

@@ -12,6 +12,8 @@
 #include "event.h"
 #include "policy.h"
 
+struct sb_agent;	/* agent.h */
+
 enum sb_mode {
 	SB_MODE_ENFORCE = 0,	/* refuse what the policy does not allow */
 	SB_MODE_LEARN,		/* allow everything, record events */
@@ -21,6 +23,8 @@ enum sb_mode {
 /* Called on the supervisor's event thread, one event at a time, in order; the
  * callee must not block for long.  Never called on a deciding worker. */
 typedef void sb_event_fn(const struct sb_event *ev, void *data);
+
+struct sb_oslayer;
 
 struct sb_run_opts {
 	const struct sb_policy *policy;
@@ -32,6 +36,10 @@ struct sb_run_opts {
 	sb_event_fn *on_event;		/* every decision (log, learn, report); may be NULL */
 	void *event_data;
 	int agent_fd;			/* descriptor to inherit for the agent (-1: none) */
+	/* The agent's channel (NULL: none): a refused open, connect or exec is
+	 * explained to the agent first (sb_agent_refusal), so the program gets
+	 * RuleFileNotFoundError & co. with the supervisor's text. */
+	struct sb_agent *agent;
 	int workers;			/* worker threads (0: default) */
 	/* Called in the child after the rlimits and before the seccomp filter
 	 * (a kernel layer such as Landlock).  Async-signal-safe, no allocation;
@@ -44,6 +52,11 @@ struct sb_run_opts {
 	 * be CONTINUEd, since whatever a racing thread substitutes is refused by
 	 * the kernel (SPEC §9).  false: every open is emulated. */
 	bool kernel_enforces_fs;
+	/* The kernel layer of os-sandbox= (src/oslayer.h).  The namespaces
+	 * (unshare) and the wrappers (bwrap, firejail) start the interpreter
+	 * themselves, so sb_spawn must know them; NULL or any other kind: the
+	 * plain spawn (child_setup applies Landlock). */
+	struct sb_oslayer *oslayer;
 };
 
 /* Run the program to completion.  *wstatus receives its wait status.

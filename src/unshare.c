@@ -31,6 +31,9 @@
 
 #include "osl_int.h"
 
+#ifndef P_PIDFD
+# define P_PIDFD 3
+#endif
 #ifndef SYS_mount_setattr
 # define SYS_mount_setattr 442
 #endif
@@ -68,7 +71,7 @@ struct osl_ns {
 	bool host_loopback;		/* unshare.host-loopback=yes: 10.0.2.2 reaches the host's 127.0.0.1 */
 	int sync_rd, sync_wr;		/* the child waits on sync_rd until the network is up */
 	int exit_wr;			/* slirp4netns exits when this closes */
-	pid_t slirp_pid;
+	int slirp_pidfd;		/* a pidfd: the supervisor may reap it first (kill_leftovers) */
 };
 
 #define NEWROOT "/newroot"
@@ -80,6 +83,9 @@ static int add_entry(struct osl_ns *ns, const char *path, enum osl_mount_kind ki
 {
 	struct osl_mount *e;
 
+	for (size_t i = 0; i < ns->n_ents; i++)
+		if (ns->ents[i].kind == kind && !strcmp(ns->ents[i].path, path))
+			return 0;	/* the runtime's /dev/null and the minimal /dev's */
 	if (ns->n_ents == ns->cap_ents) {
 		size_t ncap = ns->cap_ents ? ns->cap_ents * 2 : 32;
 		struct osl_mount *n = realloc(ns->ents, ncap * sizeof(*n));
@@ -147,8 +153,9 @@ static void normalize(char *p)
 }
 
 /* Make `path` reachable as spelled: recreate each symlink on the way that no
- * bind already shows, then bind the final file read-only. */
-static int add_chain(struct osl_ns *ns, const char *path)
+ * bind already shows, then bind the final file (`kind`: read-only or
+ * writable). */
+static int add_chain_kind(struct osl_ns *ns, const char *path, enum osl_mount_kind kind)
 {
 	char cur[PATH_MAX], next[PATH_MAX], link[PATH_MAX];
 	struct stat st;
@@ -193,12 +200,17 @@ static int add_chain(struct osl_ns *ns, const char *path)
 			i = end + 1;
 		}
 		if (!swapped) {
-			if (bound(ns, cur))
+			if (kind == OSL_M_BIND_RO && bound(ns, cur))
 				return 0;
-			return add_entry(ns, cur, OSL_M_BIND_RO, S_ISDIR(st.st_mode), NULL);
+			return add_entry(ns, cur, kind, S_ISDIR(st.st_mode), NULL);
 		}
 	}
 	return -ELOOP;
+}
+
+static int add_chain(struct osl_ns *ns, const char *path)
+{
+	return add_chain_kind(ns, path, OSL_M_BIND_RO);
 }
 
 static int add_specials(struct osl_ns *ns, const char *cwd)
@@ -357,6 +369,16 @@ static const char *pick_staging(void)
 	return NULL;
 }
 
+/* Is `path` its own canonical spelling (no symlink on the way)? */
+static bool canonical(const char *path)
+{
+	char *real = realpath(path, NULL);
+	bool same = real && !strcmp(real, path);
+
+	free(real);
+	return same;
+}
+
 static int add_exposures(struct osl_ns *ns, const struct osl_input *in)
 {
 	for (size_t i = 0; i < in->n_paths; i++) {
@@ -368,8 +390,22 @@ static int add_exposures(struct osl_ns *ns, const struct osl_input *in)
 			continue;	/* exec targets come as symlink chains below */
 		if (stat(p->path, &st) < 0)
 			continue;	/* nothing to show */
-		rc = add_entry(ns, p->path, (p->access & SB_ACC_WRITE) ? OSL_M_BIND_RW : OSL_M_BIND_RO,
-			       S_ISDIR(st.st_mode), NULL);
+		/* Spelled through a symlink (/etc/localtime): a bind would
+		 * follow it inside the staging root, so the chain is recreated
+		 * and its target bound. */
+		if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode) && !canonical(p->path)) {
+			rc = add_chain_kind(ns, p->path, (p->access & SB_ACC_WRITE) ? OSL_M_BIND_RW : OSL_M_BIND_RO);
+			if (rc)
+				return rc;
+			continue;
+		}
+		/* A device node (the runtime's /dev/null) must keep working:
+		 * bound without nodev, as the minimal /dev binds its own. */
+		if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+			rc = add_entry(ns, p->path, OSL_M_DEVNODE, false, NULL);
+		else
+			rc = add_entry(ns, p->path, (p->access & SB_ACC_WRITE) ? OSL_M_BIND_RW : OSL_M_BIND_RO,
+				       S_ISDIR(st.st_mode), NULL);
 		if (rc)
 			return rc;
 	}
@@ -393,7 +429,7 @@ int osl_mounts_new(const struct osl_input *in, const char *python_exe, const cha
 	*out = NULL;
 	if (!ns)
 		return -ENOMEM;
-	ns->sync_rd = ns->sync_wr = ns->exit_wr = -1;
+	ns->sync_rd = ns->sync_wr = ns->exit_wr = ns->slirp_pidfd = -1;
 	ns->cwd = strdup(cwd);
 	if (!ns->cwd) {
 		rc = -ENOMEM;
@@ -689,6 +725,11 @@ static int wait_network(const struct osl_ns *ns)
  * leave with the program's status.  Never returns. */
 static void __attribute__((noreturn)) run_init(pid_t prog, const sigset_t *all)
 {
+	/* The program has its own copies: holding the spawn's pipes, the
+	 * agent's channel or stdout open here would only delay their EOF. */
+	if (syscall(SYS_close_range, 0, ~0U, 0) < 0)
+		for (int fd = 0; fd < 1024; fd++)
+			close(fd);
 	for (;;) {
 		siginfo_t si;
 		int sig = sigwaitinfo(all, &si), st;
@@ -806,7 +847,17 @@ static int start_slirp(struct osl_ns *ns, pid_t child, int ready_wr, int exit_rd
 		execv(ns->slirp, argv);
 		_exit(127);
 	}
-	ns->slirp_pid = p;
+	/* Kept as a pidfd: once the supervisor, as a subreaper that kills
+	 * and reaps every child it has left, got to it first, the pid may name
+	 * another process. */
+	ns->slirp_pidfd = (int)syscall(SYS_pidfd_open, p, 0);
+	if (ns->slirp_pidfd < 0) {
+		int err = -errno;
+
+		kill(p, SIGKILL);	/* still ours: not reaped yet */
+		waitpid(p, NULL, 0);
+		return err;
+	}
 	return 0;
 }
 
@@ -865,20 +916,27 @@ static void close_fd(int *fd)
 
 void osl_ns_done(struct osl_ns *ns)
 {
-	int st;
+	siginfo_t si;
 
 	close_fd(&ns->sync_rd);
 	close_fd(&ns->sync_wr);
 	close_fd(&ns->exit_wr);	/* tells slirp4netns to go ... */
-	if (ns->slirp_pid > 0) {
-		kill(ns->slirp_pid, SIGTERM);	/* ... and so does this, should it linger */
-		while (waitpid(ns->slirp_pid, &st, 0) < 0 && errno == EINTR)
+	if (ns->slirp_pidfd >= 0) {
+		/* ... and so does this, should it linger; ESRCH/ECHILD when it
+		 * was reaped already. */
+		syscall(SYS_pidfd_send_signal, ns->slirp_pidfd, SIGTERM, NULL, 0);
+		while (waitid((idtype_t)P_PIDFD, (id_t)ns->slirp_pidfd, &si, WEXITED) < 0 && errno == EINTR)
 			;
-		ns->slirp_pid = 0;
+		close_fd(&ns->slirp_pidfd);
 	}
 }
 
 bool osl_ns_host_network(const struct osl_ns *ns)
 {
 	return ns && ns->slirp;
+}
+
+bool osl_ns_host_loopback(const struct osl_ns *ns)
+{
+	return ns && ns->slirp && ns->host_loopback;
 }

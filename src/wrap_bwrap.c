@@ -46,6 +46,18 @@ static bool under_dev(const char *path)
 	return osl_path_under(path, "/dev");
 }
 
+/* What bwrap's --dev creates. */
+static bool bwrap_dev_node(const char *path)
+{
+	static const char *const nodes[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+					     "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/console" };
+
+	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+		if (!strcmp(path, nodes[i]))
+			return true;
+	return false;
+}
+
 static void add_mount(struct osl_strv *opts, const struct osl_mount *m)
 {
 	switch (m->kind) {
@@ -60,7 +72,13 @@ static void add_mount(struct osl_strv *opts, const struct osl_mount *m)
 		osl_strv_add(opts, m->path);
 		break;
 	case OSL_M_DEVNODE:
-		break;	/* --dev provides the usual nodes */
+		/* --dev provides the usual nodes; an exposed other one is bound. */
+		if (!bwrap_dev_node(m->path)) {
+			osl_strv_add(opts, "--dev-bind");
+			osl_strv_add(opts, m->path);
+			osl_strv_add(opts, m->path);
+		}
+		break;
 	case OSL_M_SYMLINK:
 		if (under_dev(m->path))
 			break;	/* --dev makes /dev/fd, /dev/stdin, ... */

@@ -86,8 +86,8 @@ static void add_mount(struct osl_strv *opts, const struct osl_mount *all, size_t
 {
 	bool whitelist = !is_top_level(m->path) && !inside_bind(all, n, m->path);
 
-	if (osl_path_under(m->path, "/dev") || osl_path_under(m->path, "/proc"))
-		return;	/* --private-dev; firejail mounts its own /proc */
+	if (osl_path_under(m->path, "/dev") || osl_path_under(m->path, "/proc") || osl_path_under(m->path, "/sys"))
+		return;	/* --private-dev; firejail mounts its own /proc and refuses to whitelist in /sys */
 	switch (m->kind) {
 	case OSL_M_BIND_RO:
 	case OSL_M_BIND_RW:

@@ -3,10 +3,13 @@
  *
  *   spawn child: exec <bwrap|firejail> <opts> -- <python-sb> --_sb-stub FD EXE -- ARGV...
  *   stub (inside the wrapper, after its namespaces and mounts):
- *     1. install the seccomp filter with NEW_LISTENER (spawn.c's code);
- *     2. write one byte on FD: the supervisor's end has SO_PASSCRED, so the
- *        kernel hands it the stub's pid translated into the supervisor's pid
- *        namespace (the stub's own getpid() is meaningless there);
+ *     1. install the seccomp filter with NEW_LISTENER (python-sb: the BPF
+ *        program the supervisor sends on FD first, stub_main.c; spawn.c's
+ *        installer);
+ *     2. write one byte on FD ('K' when the filter waits killably, else
+ *        'P'): the supervisor's end has SO_PASSCRED, so the kernel hands it
+ *        the stub's pid translated into the supervisor's pid namespace (the
+ *        stub's own getpid() is meaningless there);
  *     3. write the listener's fd number (write(2) is never notified, unlike
  *        sendmsg, whose address the filter cannot see);
  *     4. wait for the go-ahead byte: the supervisor has taken the listener
@@ -81,6 +84,12 @@ out:
 int sb_oslayer_wrap_argv(const struct sb_oslayer *l, const char *python_exe, char *const *python_argv,
 			 int stub_fd, char ***out)
 {
+	return sb_oslayer_wrap_argv_keep(l, python_exe, python_argv, stub_fd, NULL, 0, out);
+}
+
+int sb_oslayer_wrap_argv_keep(const struct sb_oslayer *l, const char *python_exe, char *const *python_argv,
+			      int stub_fd, const int *keep_fds, size_t n_keep, char ***out)
+{
 	struct osl_strv v = { 0 };
 
 	*out = NULL;
@@ -89,8 +98,13 @@ int sb_oslayer_wrap_argv(const struct sb_oslayer *l, const char *python_exe, cha
 	osl_strv_add(&v, l->wrap_bin);
 	for (size_t i = 0; i < l->wrap_opts.n; i++)
 		osl_strv_add(&v, l->wrap_opts.v[i]);
-	if (l->kind == SB_OSL_FIREJAIL)
+	/* firejail closes every other descriptor; bwrap passes them on. */
+	if (l->kind == SB_OSL_FIREJAIL) {
 		osl_strv_addf(&v, "--keep-fd=%d", stub_fd);
+		for (size_t i = 0; i < n_keep; i++)
+			if (keep_fds[i] >= 0)
+				osl_strv_addf(&v, "--keep-fd=%d", keep_fds[i]);
+	}
 	osl_strv_add(&v, "--");
 	osl_strv_add(&v, l->self_exe);
 	osl_strv_add(&v, "--_sb-stub");
@@ -204,8 +218,13 @@ int sb_oslayer_stub_exec(int sock, int (*install)(void *data), void *data,
 
 int sb_oslayer_send_listener(int sock, int listener)
 {
+	return sb_oslayer_send_listener_ex(sock, listener, 0);
+}
+
+int sb_oslayer_send_listener_ex(int sock, int listener, unsigned flags)
+{
 	char go;
-	int rc = write_all(sock, "P", 1);
+	int rc = write_all(sock, flags & SB_OSL_LISTENER_KILLABLE ? "K" : "P", 1);
 
 	if (!rc)
 		rc = write_all(sock, &listener, sizeof(listener));
@@ -216,8 +235,9 @@ int sb_oslayer_send_listener(int sock, int listener)
 	return rc;
 }
 
-/* The stub's pid in our pid namespace, from the credentials of its first byte. */
-static int recv_pid(int sock, pid_t *pid)
+/* The stub's pid in our pid namespace, from the credentials of its first
+ * byte ('P', or 'K' when its filter waits killably). */
+static int recv_pid(int sock, pid_t *pid, unsigned *flags)
 {
 	union {
 		struct cmsghdr h;
@@ -242,34 +262,60 @@ static int recv_pid(int sock, pid_t *pid)
 			struct ucred cr;
 
 			memcpy(&cr, CMSG_DATA(c), sizeof(cr));
-			if (byte != 'P' || cr.pid <= 0)
+			if ((byte != 'P' && byte != 'K') || cr.pid <= 0)
 				return -EPROTO;
 			*pid = cr.pid;
+			*flags = byte == 'K' ? SB_OSL_LISTENER_KILLABLE : 0;
 			return 0;
 		}
 	return -EPROTO;
 }
 
-int sb_oslayer_recv_listener(int sock, int *listener)
+int sb_oslayer_take_listener(int sock, int *listener, pid_t *pid, unsigned *flags)
 {
-	pid_t pid = 0;
 	int fdnum = -1, pidfd, fd, rc;
 
 	*listener = -1;
-	rc = recv_pid(sock, &pid);
+	*pid = 0;
+	*flags = 0;
+	rc = recv_pid(sock, pid, flags);
 	if (!rc)
 		rc = read_all(sock, &fdnum, sizeof(fdnum));
 	if (rc)
 		return rc;
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	/* The sender waits for the go-ahead, so the pid still names it. */
+	pidfd = (int)syscall(SYS_pidfd_open, *pid, 0);
 	if (pidfd < 0)
 		return -errno;
 	fd = (int)syscall(SYS_pidfd_getfd, pidfd, fdnum, 0);
 	rc = fd < 0 ? -errno : 0;
 	close(pidfd);
+	if (!rc)
+		*listener = fd;
+	return rc;
+}
+
+int sb_oslayer_release_stub(int sock)
+{
+	ssize_t n;
+
+	/* MSG_NOSIGNAL: a stub that died gives EPIPE, not a SIGPIPE here. */
+	do
+		n = send(sock, "G", 1, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == 1 ? 0 : n < 0 ? -errno : -EPIPE;
+}
+
+int sb_oslayer_recv_listener(int sock, int *listener)
+{
+	unsigned flags;
+	pid_t pid;
+	int fd, rc = sb_oslayer_take_listener(sock, &fd, &pid, &flags);
+
+	*listener = -1;
 	if (rc)
 		return rc;
-	rc = write_all(sock, "G", 1);
+	rc = sb_oslayer_release_stub(sock);
 	if (rc) {
 		close(fd);
 		return rc;
