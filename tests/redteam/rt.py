@@ -1093,6 +1093,13 @@ class Harness:
                 results[futs[f]] = f.result()
         for a, m in ser:
             results[(a.id, m)] = self.run_one(a, m)
+        # A bare control races the machine (an exec not finished when a hook
+        # reads /proc, a loaded CPU): one that did not breach is run again,
+        # alone, before the attack is called broken.
+        for a in self.attacks:
+            ctl = results.get((a.id, None))
+            if ctl is not None and ctl.verdict != "breach" and "RT-UNSUPPORTED" not in ctl.out:
+                results[(a.id, None)] = self.run_one(a, None)
         rc = self.report(results, skipped)
         print(f"# {self.group}: {len(self.attacks)} attacks, {len(jobs)} runs in {time.monotonic() - t0:.1f}s")
         shutil.rmtree(self.work, ignore_errors=True)
