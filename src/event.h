@@ -38,6 +38,15 @@ enum sb_verdict {
 
 #define SB_EV_NAME_MAX 128
 #define SB_EV_LOC_MAX 256
+#define SB_EV_STACK_MAX 2048
+
+/* Why the supervisor refused (or would refuse) a call, when it is not the
+ * plain policy verdict on the object. */
+enum sb_event_cause {
+	SB_CAUSE_POLICY = 0,	/* the rule (or its absence) for the object */
+	SB_CAUSE_IMPORT,	/* made for an import of a module python-import= does not list */
+	SB_CAUSE_EVAL,		/* made by code from eval/exec/compile, no eval-* rule grants it */
+};
 
 struct sb_event {
 	struct timespec ts;
@@ -64,6 +73,13 @@ struct sb_event {
 	char pyloc[SB_EV_LOC_MAX];	/* "app/tools.py:42 in fetch()" or "" */
 	bool from_eval;			/* made by code from eval/exec/compile */
 	char importing[SB_EV_NAME_MAX];	/* module being imported, or "" */
+	/* The Python stack, innermost first, one frame per line:
+	 * "file\tline\tfunc\tflags\n" (line -1 when unknown; flags: 'e' code from
+	 * eval, 'l' library code, may be empty).  File and function names hold no
+	 * control characters (the tracer replaces them), so tabs and newlines
+	 * separate safely.  Frames that do not fit are left out.  "" if unknown. */
+	char stack[SB_EV_STACK_MAX];
+	enum sb_event_cause cause;
 };
 
 #endif

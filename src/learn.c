@@ -99,11 +99,40 @@ static int learn_net(struct sb_learn *l, const struct lnet *n, const char *why)
 	return sb_learn_store_net(l, n, why);
 }
 
+/* Env items with this in `bits` were written by the program: never learned,
+ * whatever reads came before or after (load_dotenv() reads, then sets, every
+ * name of a .env file).  learn_gen.c skips them. */
+#define ENV_WRITTEN 1u
+
 static int learn_env(struct sb_learn *l, const char *name, const char *why)
 {
+	const struct litem *it;
+
 	if (!valid_env_name(name) || (l->policy && sb_policy_env_covers(l->policy, name)))
 		return 0;
+	if ((it = lset_find(&l->env_names, name)) && (it->bits & ENV_WRITTEN))
+		return 0;
 	return sb_learn_store_env(l, name, why);
+}
+
+/* The program set or deleted `name` (agent, op "write"). */
+static int env_written(struct sb_learn *l, const char *name)
+{
+	struct litem *it;
+	bool is_new;
+	int rc;
+
+	if (!valid_env_name(name))
+		return 0;
+	if ((rc = lset_add(&l->env_names, name, &it, &is_new)))
+		return rc;
+	if (is_new)
+		it->seq = ++l->order;
+	if (is_new || !(it->bits & ENV_WRITTEN)) {
+		it->bits |= ENV_WRITTEN;
+		sb_learn_journal_item(l, "env", it);
+	}
+	return 0;
 }
 
 static int learn_import(struct sb_learn *l, const char *module, const char *why)
@@ -285,10 +314,15 @@ static int record_locked(struct sb_learn *l, const struct sb_event *ev)
 			return 0;
 		return learn_exec(l, ev->path, why);
 	case SB_EV_NET:
+		/* No protocol: a socket no net= rule can describe (raw, packet). */
+		if (!ev->proto)
+			return 0;
 		return event_lnet(ev, &n) ? learn_net(l, &n, why) : 0;
 	case SB_EV_PROC:
 		return learn_category(l, ev->category, why);
 	case SB_EV_ENV:
+		if (ev->access & SB_ACC_WRITE)
+			return env_written(l, ev->name);
 		return learn_env(l, ev->name, why);
 	case SB_EV_IMPORT:
 		return learn_import(l, ev->name, why);
@@ -374,7 +408,7 @@ static bool replay_one(struct sb_learn *l, const cJSON *o, int *rc)
 	if (strcmp(k, "path") == 0)
 		*rc = learn_path(l, key, (unsigned)jnum(o, "bits", SB_ACC_READ), jnum(o, "c", 1) != 0, why);
 	else if (strcmp(k, "env") == 0)
-		*rc = learn_env(l, key, why);
+		*rc = (jnum(o, "bits", 0) & ENV_WRITTEN) ? env_written(l, key) : learn_env(l, key, why);
 	else if (strcmp(k, "import") == 0)
 		*rc = learn_import(l, key, why);
 	else if (strcmp(k, "api") == 0)

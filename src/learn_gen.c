@@ -922,6 +922,8 @@ static int gen_env(const struct sb_learn *l, struct lblockv *bv)
 
 		if (!name_of(v[i]->key, "") || isdigit((unsigned char)v[i]->key[0]))
 			continue;	/* the recorder keeps only names ${} can spell */
+		if (v[i]->bits & 1u)
+			continue;	/* written by the program (learn.c ENV_WRITTEN) */
 		if (asprintf(&line, "env=%s=${%s}", v[i]->key, v[i]->key) < 0) {
 			rc = -ENOMEM;
 			break;

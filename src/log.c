@@ -439,6 +439,10 @@ static void compute_tip(const struct sb_event *ev, struct out *o)
 	bool v6;
 	const char *cat;
 
+	/* Not about the object: only the supervisor knows the eval-* or
+	 * python-import= line (ev->tip). */
+	if (ev->cause != SB_CAUSE_POLICY)
+		return;
 	switch (ev->kind) {
 	case SB_EV_PATH:
 	case SB_EV_UNIX:
@@ -452,7 +456,9 @@ static void compute_tip(const struct sb_event *ev, struct out *o)
 		out_spelled_dir(o, dir);
 		return;
 	case SB_EV_NET:
-		if (rule_is(ev, "net=DENY") || !event_ip(ev, ip, sizeof(ip), &port, &v6))
+		/* A reason in ev->name: a socket no net= rule can describe. */
+		if (rule_is(ev, "net=DENY") || ev->name[0] || !ev->proto ||
+		    !event_ip(ev, ip, sizeof(ip), &port, &v6))
 			return;
 		out_f(o, "net=ALLOW|%s|", proto_name(ev->proto, true));
 		if ((ev->dir & SB_DIR_IN) && is_wildcard(ip))
@@ -586,6 +592,58 @@ static void out_json_net(struct out *o, const struct sb_event *ev)
 	}
 }
 
+static const char *cause_name(enum sb_event_cause c)
+{
+	switch (c) {
+	case SB_CAUSE_POLICY: return NULL;
+	case SB_CAUSE_IMPORT: return "import";
+	case SB_CAUSE_EVAL: return "eval";
+	}
+	return NULL;
+}
+
+/* The packed stack of struct sb_event as "stack":[{"file":..,"line":..,
+ * "func":..},...].  Read within its buffer even when it is not terminated. */
+static void out_json_stack(struct out *o, const char *stack)
+{
+	char field[4][SB_EV_STACK_MAX + 1];
+	const char *p = stack, *end = stack + strnlen(stack, SB_EV_STACK_MAX);
+	bool first = true;
+
+	if (p == end)
+		return;
+	out_s(o, ",\"stack\":[");
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *q = p, *stop = nl ? nl : end;
+		long line;
+
+		for (int k = 0; k < 4; k++) {
+			const char *t = k < 3 ? memchr(q, '\t', (size_t)(stop - q)) : NULL;
+			size_t len = (size_t)((t ? t : stop) - q);
+
+			memcpy(field[k], q, len);
+			field[k][len] = '\0';
+			q = t ? t + 1 : stop;
+		}
+		out_s(o, first ? "{\"file\":" : ",{\"file\":");
+		first = false;
+		out_jstr(o, field[0]);
+		line = strtol(field[1], NULL, 10);
+		if (line >= 0)
+			out_f(o, ",\"line\":%ld", line);
+		out_s(o, ",\"func\":");
+		out_jstr(o, field[2]);
+		if (strchr(field[3], 'e'))
+			out_s(o, ",\"eval\":true");
+		if (strchr(field[3], 'l'))
+			out_s(o, ",\"library\":true");
+		out_s(o, "}");
+		p = nl ? nl + 1 : end;
+	}
+	out_s(o, "]");
+}
+
 int sb_event_to_json(const struct sb_event *ev, char *buf, size_t cap)
 {
 	struct out o = { buf, cap, 0, false };
@@ -635,6 +693,9 @@ int sb_event_to_json(const struct sb_event *ev, char *buf, size_t cap)
 		out_s(&o, ",\"importing\":");
 		out_jstr(&o, ev->importing);
 	}
+	if (cause_name(ev->cause))
+		out_f(&o, ",\"cause\":\"%s\"", cause_name(ev->cause));
+	out_json_stack(&o, ev->stack);
 	out_s(&o, "}\n");
 	if (o.full) {
 		buf[0] = '\0';
@@ -664,7 +725,11 @@ static void out_net_reason(struct out *o, const struct sb_event *ev)
 
 	out_s(o, in ? "Listening on " : "Connection to ");
 	out_endpoint(o, ev, true);
-	if (rule_is(ev, "net=DENY")) {
+	if (ev->name[0]) {
+		/* A socket no net= rule can describe (raw, another family). */
+		out_s(o, " DENIED: ");
+		out_shown(o, ev->name, NOTICE_FIELD_MAX);
+	} else if (rule_is(ev, "net=DENY")) {
 		out_s(o, " DENIED by explicit rule ");
 		out_ruleref(o, ev->rule);
 	} else {
@@ -687,10 +752,52 @@ static void out_path_reason(struct out *o, const struct sb_event *ev)
 	}
 }
 
+/* Refusals that are not about the object: who made the call. */
+static bool out_cause_reason(struct out *o, const struct sb_event *ev)
+{
+	char top[SB_EV_NAME_MAX];
+
+	switch (ev->cause) {
+	case SB_CAUSE_POLICY:
+		return false;
+	case SB_CAUSE_IMPORT:
+		snprintf(top, sizeof(top), "%s", ev->importing);
+		top[strcspn(top, ".")] = '\0';
+		out_s(o, "the import of '");
+		out_shown(o, top, NOTICE_FIELD_MAX);
+		out_s(o, "' is not allowed by a python-import rule");
+		return true;
+	case SB_CAUSE_EVAL:
+		switch (ev->kind) {
+		case SB_EV_NET:
+		case SB_EV_UNIX:
+			out_s(o, "code from eval/exec may not use the network");
+			break;
+		case SB_EV_EXEC:
+			out_s(o, "code from eval/exec may not start programs");
+			break;
+		default:
+			if (ev->importing[0]) {
+				snprintf(top, sizeof(top), "%s", ev->importing);
+				top[strcspn(top, ".")] = '\0';
+				out_s(o, "code from eval/exec may not import '");
+				out_shown(o, top, NOTICE_FIELD_MAX);
+				out_s(o, "'");
+			} else {
+				out_s(o, "code from eval/exec may not open files");
+			}
+		}
+		return true;
+	}
+	return false;
+}
+
 static void out_reason(struct out *o, const struct sb_event *ev)
 {
 	const char *cat = sb_api_category_name(ev->category);
 
+	if (out_cause_reason(o, ev))
+		return;
 	switch (ev->kind) {
 	case SB_EV_PATH:
 	case SB_EV_UNIX:
@@ -708,7 +815,10 @@ static void out_reason(struct out *o, const struct sb_event *ev)
 		}
 		return;
 	case SB_EV_PROC:
-		out_f(o, "the python-api category '%s' is not granted", cat ? cat : "?");
+		if (ev->category < 0)
+			out_s(o, "aimed outside the sandbox, which no rule can allow");
+		else
+			out_f(o, "the python-api category '%s' is not granted", cat ? cat : "?");
 		return;
 	case SB_EV_ENV:
 		out_s(o, "no env rule");
@@ -741,9 +851,12 @@ int sb_event_to_notice(const struct sb_event *ev, char *buf, size_t cap)
 	out_f(&o, "python-sb: %s %s ", verdict, display_verb(ev));
 	if (ev->kind == SB_EV_NET) {
 		out_object(&o, ev, false);
-		out_f(&o, " (%s)", proto_name(ev->proto, false));
+		if (ev->proto)
+			out_f(&o, " (%s)", proto_name(ev->proto, false));
 	} else if (ev->kind == SB_EV_PROC) {
-		out_f(&o, "(%s)", sb_api_category_name(ev->category) ? sb_api_category_name(ev->category) : "?");
+		const char *cat = sb_api_category_name(ev->category);
+
+		out_f(&o, "(%s)", cat ? cat : ev->category < 0 ? "outside the sandbox" : "?");
 	} else if (ev->kind == SB_EV_API) {
 		out_shown(&o, ev->name, NOTICE_FIELD_MAX);
 		out_s(&o, "()");
@@ -759,7 +872,7 @@ int sb_event_to_notice(const struct sb_event *ev, char *buf, size_t cap)
 		out_shown(&o, ev->pyloc, NOTICE_FIELD_MAX);
 	}
 	if (ev->from_eval)
-		out_s(&o, " [eval]");
+		out_s(&o, " from eval");
 	out_s(&o, ": ");
 	out_reason(&o, ev);
 	if (ev->verdict != SB_ALLOWED && sb_event_tip(ev, tip, sizeof(tip)) > 0) {
@@ -767,6 +880,88 @@ int sb_event_to_notice(const struct sb_event *ev, char *buf, size_t cap)
 		out_shown(&o, tip, NOTICE_OBJECT_MAX);
 	}
 	out_s(&o, "\n");
+	if (o.full) {
+		buf[0] = '\0';
+		return -ENOSPC;
+	}
+	return (int)o.len;
+}
+
+/* ---- the agent's exception text ------------------------------------------ */
+
+/* "Cannot write to '<dir>/'": the directory the read-only exposure covers
+ * the file in (its parent; a directory itself). */
+static void out_parent_dir(struct out *o, const char *path)
+{
+	char dir[PATH_MAX];
+
+	tip_dir(path, dir, sizeof(dir));
+	out_s(o, dir);
+	if (strcmp(dir, "/") != 0)
+		out_s(o, "/");
+}
+
+static void out_path_refusal(struct out *o, const struct sb_event *ev)
+{
+	if (rule_is(ev, "ignore=")) {
+		out_f(o, "Access to '%s' is ignored by rule ", ev->path);
+		out_ruleref(o, ev->rule);
+	} else if (ev->rule && (ev->access & SB_ACC_WRITE) && ev->err == EACCES) {
+		out_s(o, "Cannot write to '");
+		out_parent_dir(o, ev->path);
+		out_s(o, "'. Rule ");
+		out_ruleref(o, ev->rule);
+	} else if (!ev->rule && ev->err == EACCES) {
+		out_f(o, "Cannot write to '%s': the active policy files are write-protected.", ev->path);
+	} else {
+		out_f(o, "Access to '%s' must be accepted by a rule.", ev->path);
+	}
+}
+
+int sb_event_refusal_text(const struct sb_event *ev, char *buf, size_t cap)
+{
+	struct out o = { buf, cap, 0, false };
+	char tip[sizeof(ev->tip)];
+
+	if (cap == 0)
+		return -ENOSPC;
+	buf[0] = '\0';
+	if (ev->cause == SB_CAUSE_EVAL) {
+		out_s(&o, "Access to '");
+		if (ev->kind == SB_EV_NET)
+			out_endpoint(&o, ev, true);
+		else
+			out_s(&o, ev->path);
+		out_s(&o, "' from code run by eval/exec");
+		if (sb_event_tip(ev, tip, sizeof(tip)) > 0)
+			out_f(&o, " must be granted by %s.", tip);
+		else
+			out_s(&o, " is refused.");
+	} else if (ev->kind == SB_EV_NET) {
+		if (ev->name[0]) {
+			out_s(&o, "Guard connection to ");
+			out_endpoint(&o, ev, true);
+			out_f(&o, " DENIED: %s.", ev->name);
+		} else if (rule_is(ev, "net=DENY")) {
+			out_s(&o, "Connection to ");
+			out_endpoint(&o, ev, true);
+			out_s(&o, " DENIED by explicit rule ");
+			out_ruleref(&o, ev->rule);
+		} else {
+			out_s(&o, "Guard network connection to '");
+			out_endpoint(&o, ev, true);
+			out_s(&o, "' DENIED by implicit default policy.");
+		}
+	} else if (ev->kind == SB_EV_UNIX) {
+		out_f(&o, "Guard connect to AF_UNIX socket '%s' DENIED: no expose-ro=/expose-rw= rule covers this path.",
+		      ev->path);
+	} else if (ev->kind == SB_EV_EXEC) {
+		out_f(&o, "Execution of '%s' must be accepted by a rule.", ev->path);
+	} else if (ev->kind == SB_EV_PATH) {
+		out_path_refusal(&o, ev);
+	} else {
+		return -EINVAL;
+	}
 	if (o.full) {
 		buf[0] = '\0';
 		return -ENOSPC;

@@ -16,7 +16,7 @@
 
 /* A buffer this big holds the JSON line of any event (every byte of every
  * string escaped, rule file and text up to PATH_MAX each). */
-#define SB_LOG_LINE_MAX (128 * 1024)
+#define SB_LOG_LINE_MAX (192 * 1024)
 /* A buffer this big holds the human line of any event (long names and paths
  * are cut with "..." there). */
 #define SB_NOTICE_MAX 8192
@@ -28,6 +28,13 @@ int sb_event_to_json(const struct sb_event *ev, char *buf, size_t cap);
 /* The human refusal line, "python-sb: DENIED open '/x' (read) at a.py:3 in f(): no expose rule; add expose-ro=/"
  * with '\n' ("WOULD DENY" for SB_WOULD_DENY).  Returns the length or -ENOSPC. */
 int sb_event_to_notice(const struct sb_event *ev, char *buf, size_t cap);
+
+/* The message of the exception the in-interpreter agent raises for a refused
+ * open, connect or exec (upstream's texts: "Access to '/x' must be accepted
+ * by a rule.", "Guard network connection to '[1.2.3.4]:80' DENIED by
+ * implicit default policy." ...), without '\n'.  Returns the length,
+ * -ENOSPC, or -EINVAL for an event of another kind. */
+int sb_event_refusal_text(const struct sb_event *ev, char *buf, size_t cap);
 
 /* The rule line that would allow `ev` ("expose-ro=~/.ssh", "net=ALLOW|TCP|
  * 10.0.0.1/32|80|OUT", "python-api=ALLOW:threads"...): ev->tip when the

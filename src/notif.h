@@ -21,6 +21,7 @@
 #include "supervisor.h"
 
 struct sb_sup;		/* supervisor state, private to supervisor.c */
+struct sb_pystack;	/* tracer/pyframes.h */
 
 struct sb_notif {
 	int listener;				/* the notify descriptor */
@@ -38,6 +39,8 @@ struct sb_notif {
 	int pidfd;		/* pidfd of req->pid (sb_notif_getfd), -1 until needed */
 	pid_t tgid;		/* thread group of req->pid, 0 until needed */
 	unsigned blk;		/* slot in the blocking-call registry, 0 = none */
+	struct sb_pystack *stk;	/* the worker's buffer for the Python stack */
+	int attr;		/* stack: 0 not read yet, 1 read (ev filled), -errno */
 };
 
 /* A handler decides and answers one notification.  Returns 0 (resp or `sent`

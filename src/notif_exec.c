@@ -97,6 +97,10 @@ int sb_handle_exec(struct sb_notif *n)
 		}
 	}
 	n->ev->rule = hit ? hit : n->ev->rule;
+	if (sb_notif_py_veto(n, SB_PYV_EXEC, p.canon, false)) {
+		sb_path_release(&p);
+		return 0;
+	}
 	sb_path_release(&p);
 	/* CONTINUE: see the top of this file (Landlock EXECUTE closes the race). */
 	sb_notif_continue(n);

@@ -265,7 +265,8 @@ static int open_existing(struct sb_notif *n, struct open_req *o, struct sb_path 
 	 * already; paths are judged with the access the flags ask for. */
 	if (p->fdobj)
 		sb_notif_ev_path(n, p->canon, open_access(o->flags, false));
-	else if (sb_notif_check_path(n, p, open_access(o->flags, false)))
+	else if (sb_notif_check_path(n, p, open_access(o->flags, false)) ||
+		 sb_notif_py_veto(n, SB_PYV_OPEN, p->canon, sb_notif_implicit(n)))
 		return 0;
 	if ((o->flags & O_CREAT) && (o->flags & O_EXCL)) {
 		sb_notif_fail(n, EEXIST);
@@ -323,7 +324,8 @@ int sb_handle_open(struct sb_notif *n)
 	}
 	if (is_tmpfile(o.flags)) {
 		rc = sb_path_resolve(n, o.dirfd, o.path, SB_RES_FOLLOW, &p);
-		if (rc == 0 && !sb_notif_check_path(n, &p, SB_ACC_WRITE)) {
+		if (rc == 0 && !sb_notif_check_path(n, &p, SB_ACC_WRITE) &&
+		    !sb_notif_py_veto(n, SB_PYV_OPEN, p.canon, sb_notif_implicit(n))) {
 			fd = create(n, &p, &o);
 			if (fd >= 0)
 				inject(n, fd, o.flags);
@@ -362,7 +364,8 @@ int sb_handle_open(struct sb_notif *n)
 		sb_path_release(&p);
 		return rc;
 	}
-	if (!sb_notif_check_path(n, &p, open_access(o.flags, true))) {
+	if (!sb_notif_check_path(n, &p, open_access(o.flags, true)) &&
+	    !sb_notif_py_veto(n, SB_PYV_OPEN, p.canon, sb_notif_implicit(n))) {
 		fd = create(n, &p, &o);
 		if (fd >= 0)
 			inject(n, fd, o.flags);

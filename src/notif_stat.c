@@ -71,7 +71,8 @@ static int meta_decide(struct sb_notif *n, const struct meta_req *m)
 	}
 	if (p.fdobj)
 		sb_notif_ev_path(n, p.canon, m->access);	/* the target's own pipe/socket */
-	else if (sb_notif_check_meta(n, &p, m->access)) {
+	else if (sb_notif_check_meta(n, &p, m->access) ||
+		 sb_notif_py_veto(n, SB_PYV_META, p.canon, sb_notif_implicit(n))) {
 		sb_path_release(&p);
 		return 0;
 	}

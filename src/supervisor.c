@@ -4,10 +4,11 @@
  * Threads:
  *   - the caller's thread waits for the program (and reaps the orphans it
  *     adopts as a subreaper), then tears everything down;
- *   - N workers poll the listener, receive, decide and answer on the same
- *     thread (SPEC §9: the common decision never changes threads); a worker
- *     about to block (FIFO open, blocking connect) makes sure another worker
- *     is receiving;
+ *   - N workers poll the listener, receive, decide (reading the caller's
+ *     Python stack when a decision or a refusal needs it: sup_attr.c) and
+ *     answer on the same thread (SPEC §9: the common decision never changes
+ *     threads); a worker about to block (FIFO open, blocking connect) makes
+ *     sure another worker is receiving;
  *   - the interrupter watches blocked requests: target gone or signal
  *     pending, the blocked worker gets SB_SIG_INTR and its call EINTR;
  *   - the event thread hands events to opts->on_event in order.
@@ -37,8 +38,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "log.h"
 #include "notif_net.h"
+#include "pyframes.h"
 #include "sup_priv.h"
 
 #define SB_NR_MAX 1024			/* dispatch table size (x86_64 tops at ~470) */
@@ -96,6 +99,7 @@ struct sb_sup {
 	bool have_ev_thread;
 
 	_Atomic uint64_t tgid_cache[SB_TGID_CACHE];
+	struct sb_pyctx *py;		/* owned: Python attribution */
 };
 
 /* The running supervisor's child, for sb_supervise_signal (one run at a time). */
@@ -173,10 +177,12 @@ bool sb_notif_refuse(struct sb_notif *n, int err, const struct sb_rule_ref *rule
 	if (n->mode == SB_MODE_ENFORCE) {
 		n->ev->verdict = SB_DENIED;
 		sb_notif_fail(n, err);
-		return true;
+		return true;	/* attributed in handle(), before the answer */
 	}
 	n->ev->verdict = SB_WOULD_DENY;
 	n->ev->err = err;
+	/* Now: the handler goes on and answers (an ADDFD sends at once). */
+	sb_notif_attribute_would_deny(n);
 	return false;
 }
 
@@ -251,6 +257,11 @@ bool sb_sup_in_sandbox(struct sb_sup *s, pid_t pid)
 		p = pp;
 	}
 	return false;
+}
+
+struct sb_pyctx *sb_sup_py(struct sb_sup *s)
+{
+	return s->py;
 }
 
 bool sb_sup_kernel_fs(const struct sb_sup *s)
@@ -537,6 +548,8 @@ static void ev_copy(struct sb_event *dst, const struct sb_event *src)
 	snprintf(dst->pyloc, sizeof(dst->pyloc), "%s", src->pyloc);
 	dst->from_eval = src->from_eval;
 	snprintf(dst->importing, sizeof(dst->importing), "%s", src->importing);
+	snprintf(dst->stack, sizeof(dst->stack), "%s", src->stack);
+	dst->cause = src->cause;
 }
 
 static void ev_push(struct sb_sup *s, const struct sb_event *ev)
@@ -603,14 +616,37 @@ static void *event_main(void *arg)
 	return NULL;
 }
 
-static void notice(struct sb_sup *s, const struct sb_event *ev)
+/* The import system caching bytecode (a __pycache__ directory or a .pyc in
+ * it) where the program may not write: it gets on without, so every
+ * read-only exposure of sources would print it on every run. */
+static bool pycache_write(const struct sb_event *ev)
 {
+	const char *pc, *rest;
+
+	if (ev->kind != SB_EV_PATH || !(ev->access & SB_ACC_WRITE))
+		return false;
+	for (pc = strstr(ev->path, "/__pycache__"); pc; pc = strstr(pc + 1, "/__pycache__")) {
+		rest = pc + strlen("/__pycache__");
+		if (*rest == '\0')
+			return true;
+		if (*rest == '/' && !strchr(rest + 1, '/') && strstr(rest + 1, ".pyc"))
+			return true;
+	}
+	return false;
+}
+
+static void notice(struct sb_sup *s, const struct sb_notif *n)
+{
+	const struct sb_event *ev = n->ev;
 	char buf[2 * PATH_MAX + 1024];
 	int len;
 
 	if (s->o->notice_fd < 0)
 		return;
 	if (ev->verdict != SB_DENIED && !(s->o->mode == SB_MODE_AUDIT && ev->verdict == SB_WOULD_DENY))
+		return;
+	/* Still in the JSON log: only the terminal is spared. */
+	if (pycache_write(ev) || !sb_pyctx_first_notice(s->py, n->tgid > 0 ? n->tgid : ev->tid, ev))
 		return;
 	len = sb_event_to_notice(ev, buf, sizeof(buf));
 	/* A closed stderr changes nothing: the refusal itself stands. */
@@ -640,16 +676,49 @@ static void ev_start(struct sb_event *ev, const struct seccomp_notif *req, const
 	ev->pyloc[0] = '\0';
 	ev->from_eval = false;
 	ev->importing[0] = '\0';
+	ev->stack[0] = '\0';
+	ev->cause = SB_CAUSE_POLICY;
 }
 
-static void handle(struct sb_sup *s, const struct seccomp_notif *req, struct sb_event *ev)
+/* A refused open, connect or exec: tell the agent why before the program
+ * sees the error, so it can raise RuleFileNotFoundError & co. with this text
+ * (never blocks; a dropped note leaves the plain OSError). */
+static void explain_to_agent(struct sb_sup *s, const struct sb_notif *n)
+{
+	const struct sb_syscall_row *row = sb_notif_row(n);
+	const struct sb_event *ev = n->ev;
+	char text[PATH_MAX + 1024];
+	struct sb_proc_ids ids;
+
+	if (!s->o->agent || ev->verdict != SB_DENIED || ev->cause == SB_CAUSE_IMPORT || !row)
+		return;
+	if (!(ev->kind == SB_EV_PATH && row->handler == sb_handle_open) && ev->kind != SB_EV_NET &&
+	    ev->kind != SB_EV_UNIX && ev->kind != SB_EV_EXEC)
+		return;
+	if (sb_event_refusal_text(ev, text, sizeof(text)) <= 0)
+		return;
+	/* The agent knows its threads by their id in its own pid namespace
+	 * (a layer's); this is the refusal path only. */
+	if (sb_proc_status(ev->tid, &ids) == 0 && ids.ns_tid > 0 && ids.ns_tid != ev->tid) {
+		pid_t tid = ev->tid;
+
+		n->ev->tid = ids.ns_tid;
+		(void)sb_agent_refusal(s->o->agent, n->ev, text);
+		n->ev->tid = tid;
+		return;
+	}
+	(void)sb_agent_refusal(s->o->agent, ev, text);
+}
+
+static void handle(struct sb_sup *s, const struct seccomp_notif *req, struct sb_event *ev,
+		   struct sb_pystack *stk)
 {
 	const struct sb_syscall_row *row = req->data.nr >= 0 && req->data.nr < SB_NR_MAX ? s->dispatch[req->data.nr] : NULL;
 	struct seccomp_notif_resp resp = { .id = req->id, .val = 0, .error = -EPERM, .flags = 0 };
 	struct sb_notif n = {
 		.listener = s->child.listener, .req = req, .resp = &resp, .policy = s->o->policy,
 		.mode = s->o->mode, .sup = s, .ev = ev, .sent = false, .log = true,
-		.pidfd = -1, .tgid = 0, .blk = 0,
+		.pidfd = -1, .tgid = 0, .blk = 0, .stk = stk, .attr = 0,
 	};
 	int rc;
 
@@ -659,6 +728,9 @@ static void handle(struct sb_sup *s, const struct seccomp_notif *req, struct sb_
 	if (!row || !row->handler || req->data.arch != s->arch) {
 		n.log = false;
 		rc = -ENOSYS;
+	} else if ((row->handler == sb_handle_connect || row->handler == sb_handle_sendto) &&
+		   sb_notif_py_veto_net(&n)) {
+		rc = 0;	/* code from eval may not use the network */
 	} else {
 		rc = row->handler(&n);
 	}
@@ -669,14 +741,19 @@ static void handle(struct sb_sup *s, const struct seccomp_notif *req, struct sb_
 	}
 	if (n.blk)
 		sb_notif_block_end(&n);
+	if (n.log && !n.sent && ev->verdict == SB_DENIED) {
+		/* The target still waits for this answer: who asked, then why. */
+		sb_notif_attribute(&n);
+		explain_to_agent(s, &n);
+	}
 	if (n.log && !n.sent)
-		notice(s, ev);
+		notice(s, &n);
 	/* ENOENT from SEND: the target was killed, or a signal restarted the
 	 * call (SA_RESTART) and a new notification follows: nothing to do. */
 	if (!n.sent)
 		(void)ioctl(s->child.listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 	if (n.sent && n.log)
-		notice(s, ev);
+		notice(s, &n);
 	if (n.pidfd >= 0)
 		close(n.pidfd);
 	if (n.tgid > 0)
@@ -699,9 +776,13 @@ static void worker_loop(struct sb_sup *s, unsigned slot)
 	struct pollfd pfd[2] = { { s->child.listener, POLLIN, 0 }, { s->stop_fd, POLLIN, 0 } };
 	struct seccomp_notif req;
 	struct sb_event *ev = malloc(sizeof(*ev));
+	struct sb_pystack *stk = malloc(sizeof(*stk));
 
-	if (!ev)
+	if (!ev || !stk) {
+		free(ev);
+		free(stk);
 		return;
+	}
 	for (;;) {
 		atomic_fetch_add(&s->n_idle, 1);
 		if (atomic_load(&s->stopping) || poll(pfd, 2, -1) < 0 || atomic_load(&s->stopping) ||
@@ -718,7 +799,7 @@ static void worker_loop(struct sb_sup *s, unsigned slot)
 			continue;	/* EINTR (shutdown kick), ENOENT (target died) */
 		}
 		atomic_fetch_sub(&s->n_idle, 1);
-		handle(s, &req, ev);
+		handle(s, &req, ev, stk);
 		/* Extra workers started for a blocking call leave once idle ones exist. */
 		pthread_mutex_lock(&s->wlock);
 		if (s->n_workers > s->n_base && atomic_load(&s->n_idle) > 0) {
@@ -728,6 +809,7 @@ static void worker_loop(struct sb_sup *s, unsigned slot)
 		pthread_mutex_unlock(&s->wlock);
 	}
 	free(ev);
+	free(stk);
 	(void)slot;
 }
 
@@ -859,6 +941,7 @@ static void sup_free(struct sb_sup *s)
 		free(s->policy_files[i]);
 	free(s->policy_files);
 	free(s->ring);
+	sb_pyctx_free(s->py);
 	if (s->stop_fd >= 0)
 		close(s->stop_fd);
 	if (s->child.listener >= 0)
@@ -896,7 +979,7 @@ static struct sb_sup *sup_new(const struct sb_run_opts *o)
 	pthread_cond_init(&s->ev_nonfull, NULL);
 	s->ring = calloc(SB_RING, sizeof(struct sb_event));
 	s->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (!s->ring || s->stop_fd < 0 || build_dispatch(s) || load_policy_files(s)) {
+	if (!s->ring || s->stop_fd < 0 || build_dispatch(s) || load_policy_files(s) || sb_pyctx_new(o, &s->py)) {
 		sup_free(s);
 		return NULL;
 	}
@@ -984,6 +1067,8 @@ static void kill_leftovers(struct sb_sup *s)
 			closedir(d);
 		/* Each exit may hand us its own children: scan again after it. */
 		p = waitpid(-1, NULL, __WALL);
+		if (p > 0)
+			sb_pyctx_exited(s->py, p);
 		if (p < 0 && errno != EINTR)
 			break;	/* ECHILD: the tree is gone */
 	}
@@ -996,6 +1081,8 @@ static int wait_child(struct sb_sup *s, int *wstatus)
 		int st;
 		pid_t p = waitpid(-1, &st, __WALL);
 
+		if (p > 0)
+			sb_pyctx_exited(s->py, p);
 		if (p == s->child.pid) {
 			*wstatus = st;
 			return 0;

@@ -3,7 +3,7 @@ noinst_LIBRARIES += src/libsbsup.a
 src_libsbsup_a_SOURCES = src/supervisor.h src/notif.h src/sup_priv.h \
 	src/supervisor.c src/spawn.c src/filter.c src/procmem.c src/pathres.c \
 	src/notif_open.c src/notif_fs.c src/notif_stat.c src/notif_exec.c src/notif_proc.c \
-	src/runtime.c src/runtime.h
+	src/sup_attr.c src/runtime.c src/runtime.h
 nodist_src_libsbsup_a_SOURCES = src/syscall_table.h
 # Generated from rules/syscalls.in (rules/rules.mk); needed before any object
 # of the library even when it is built alone.
@@ -12,7 +12,7 @@ $(src_libsbsup_a_OBJECTS): src/syscall_table.h
 # Test programs: the driver runs the supervisor alone (no agent, no learner).
 check_PROGRAMS += tests/progs/sup_driver
 tests_progs_sup_driver_SOURCES = tests/progs/sup_driver.c
-tests_progs_sup_driver_LDADD = src/libsbsup.a src/libsblearn.a src/libsbpolicy.a src/libsbutil.a $(SB_EXT_LIBS) -lm
+tests_progs_sup_driver_LDADD = src/libsbsup.a src/libsblearn.a tracer/libsbtracer.a src/libsbpolicy.a src/libsbutil.a $(SB_EXT_LIBS) -lm
 # Attack programs run inside the sandbox by tests/integration/sup-*.py.  Never
 # built with sanitizers: LeakSanitizer stops the world with ptrace and reads
 # /proc of its parent, both refused inside the sandbox.
@@ -40,3 +40,11 @@ SUP_TESTS = tests/integration/sup-basic.py tests/integration/sup-files.py \
 	tests/integration/sup-kill.py
 TESTS += $(SUP_TESTS)
 EXTRA_DIST += $(SUP_TESTS) tests/integration/sup_util.py
+
+# Python attribution in the supervisor (src/sup_attr.c): locations, the
+# python-import= and eval-origin refusals, the learner's comments, the notes
+# that let the agent raise Rule...Error.
+ATTR_TESTS = tests/integration/attr-location.py tests/integration/attr-import.py \
+	tests/integration/attr-eval.py tests/integration/attr-learn.py tests/integration/attr-agent.py
+TESTS += $(ATTR_TESTS)
+EXTRA_DIST += $(ATTR_TESTS)
