@@ -62,6 +62,8 @@ struct sb_blk {
 	pid_t tid;
 };
 
+#define SB_FOREIGN_MAX 64
+
 struct sb_sup {
 	const struct sb_run_opts *o;
 	struct sb_child child;
@@ -100,6 +102,12 @@ struct sb_sup {
 
 	_Atomic uint64_t tgid_cache[SB_TGID_CACHE];
 	struct sb_pyctx *py;		/* owned: Python attribution */
+
+	/* Children python-sb already had when it started (a shell's job before
+	 * `exec python-sb`): our children too, but not the sandbox's.  A slot
+	 * is cleared when we reap that pid, so a reused pid is not mistaken. */
+	_Atomic pid_t foreign[SB_FOREIGN_MAX];
+	bool foreign_overflow;		/* more than fit: adopted orphans are not trusted */
 };
 
 /* The running supervisor's child, for sb_supervise_signal (one run at a time). */
@@ -235,6 +243,47 @@ bool sb_sup_first_exec(struct sb_sup *s, pid_t tid)
 	return atomic_compare_exchange_strong(&s->first_exec_done, &expected, true);
 }
 
+static bool is_foreign(struct sb_sup *s, pid_t pid)
+{
+	for (unsigned i = 0; i < SB_FOREIGN_MAX; i++)
+		if (atomic_load_explicit(&s->foreign[i], memory_order_relaxed) == pid)
+			return true;
+	return false;
+}
+
+static void forget_foreign(struct sb_sup *s, pid_t pid)
+{
+	for (unsigned i = 0; i < SB_FOREIGN_MAX; i++) {
+		pid_t want = pid;
+
+		atomic_compare_exchange_strong(&s->foreign[i], &want, 0);
+	}
+}
+
+/* Before the spawn: every child we have now is not part of the sandbox. */
+static void note_foreign_children(struct sb_sup *s)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	unsigned n = 0;
+
+	if (!d) {
+		s->foreign_overflow = true;	/* unknown: trust no adopted orphan */
+		return;
+	}
+	while ((de = readdir(d))) {
+		pid_t pid = (pid_t)atoi(de->d_name), pp;
+
+		if (pid <= 0 || pid == s->self || sb_proc_ppid(pid, &pp) != 0 || pp != s->self)
+			continue;
+		if (n == SB_FOREIGN_MAX)
+			s->foreign_overflow = true;
+		else
+			atomic_store(&s->foreign[n++], pid);
+	}
+	closedir(d);
+}
+
 bool sb_sup_in_sandbox(struct sb_sup *s, pid_t pid)
 {
 	pid_t p = pid;
@@ -250,8 +299,8 @@ bool sb_sup_in_sandbox(struct sb_sup *s, pid_t pid)
 			return true;
 		if (sb_proc_ppid(p, &pp))
 			return false;
-		if (pp == s->self)
-			return true;
+		if (pp == s->self)	/* adopted orphan, or a child we had before */
+			return !s->foreign_overflow && !is_foreign(s, p);
 		if (pp <= 1)
 			return false;
 		p = pp;
@@ -983,6 +1032,7 @@ static struct sb_sup *sup_new(const struct sb_run_opts *o)
 		sup_free(s);
 		return NULL;
 	}
+	note_foreign_children(s);
 	return s;
 }
 
@@ -1054,23 +1104,32 @@ static void kill_leftovers(struct sb_sup *s)
 	for (;;) {
 		DIR *d = opendir("/proc");
 		struct dirent *de;
+		unsigned killed = 0;
 		pid_t p;
 
 		while (d && (de = readdir(d))) {
 			pid_t pid = (pid_t)atoi(de->d_name), pp;
 
-			/* A child of ours cannot be reused before we reap it. */
-			if (pid > 0 && pid != s->self && sb_proc_ppid(pid, &pp) == 0 && pp == s->self)
+			/* A child of ours cannot be reused before we reap it; the
+			 * children we had before the run are not the sandbox's. */
+			if (pid > 0 && pid != s->self && sb_proc_ppid(pid, &pp) == 0 && pp == s->self &&
+			    !is_foreign(s, pid)) {
 				kill(pid, SIGKILL);
+				killed++;
+			}
 		}
 		if (d)
 			closedir(d);
+		if (!killed)
+			break;	/* the tree is gone (only children we had before remain) */
 		/* Each exit may hand us its own children: scan again after it. */
 		p = waitpid(-1, NULL, __WALL);
-		if (p > 0)
+		if (p > 0) {
 			sb_pyctx_exited(s->py, p);
+			forget_foreign(s, p);
+		}
 		if (p < 0 && errno != EINTR)
-			break;	/* ECHILD: the tree is gone */
+			break;	/* ECHILD */
 	}
 }
 
@@ -1081,8 +1140,10 @@ static int wait_child(struct sb_sup *s, int *wstatus)
 		int st;
 		pid_t p = waitpid(-1, &st, __WALL);
 
-		if (p > 0)
+		if (p > 0) {
 			sb_pyctx_exited(s->py, p);
+			forget_foreign(s, p);
+		}
 		if (p == s->child.pid) {
 			*wstatus = st;
 			return 0;

@@ -119,11 +119,16 @@ class Acceptance(unittest.TestCase):
                 self.assertIn("'colorsys' is not allowed", cp.stderr)
 
     def test_no_agent_with_isolated_mode(self) -> None:
-        # -I ignores PYTHONPATH: python-sb warns, the supervisor alone decides.
+        # -I ignores PYTHONPATH: python-sb warns, the supervisor alone decides,
+        # python-import= included (it judges the files an import opens).
         case = Case(self.scratch, ["python-import=json"])
-        cp = case.run(["-I", "-c", "import colorsys, sys; print('pysandboxes' in sys.modules)"])
+        cp = case.run(["-I", "-c", "import json, sys; print('pysandboxes' in sys.modules)"])
         self.assertEqual((cp.returncode, cp.stdout), (0, "False\n"), cp.stderr)
         self.assertIn("python-sb:", cp.stderr)
+        cp = case.run(["-I", "-c", "import colorsys; print('IMPORTED')"])
+        self.assertNotEqual(cp.returncode, 0)
+        self.assertNotIn("IMPORTED", cp.stdout)
+        self.assertIn("ModuleNotFoundError", cp.stderr)
 
     def test_py_sandbox_false(self) -> None:
         case = Case(self.scratch, ["python-import=json"])
