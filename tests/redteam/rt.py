@@ -567,7 +567,9 @@ class Run:
         lines = [f"os-sandbox={self.mode or 'none'}", "py-sandbox=" + ("true" if a.agent else "false"),
                  f"expose-ro={ctx['prog']}", f"expose-ro={ctx['data']}", f"expose-rw={ctx['out']}",
                  f"expose-ro={NATIVE_DIR}"]
-        if a.agent:
+        # With the agent, imports are open unless the attack names its own
+        # list (python-import=* anywhere would drop every other name).
+        if a.agent and not any(p.startswith("python-import=") for p in a.policy):
             lines.append("python-import=*")
         if self.h.ext_dir:
             lines.append(f"expose-ro={self.h.ext_dir}")
