@@ -69,13 +69,16 @@ def _install_eval_guard(agent: _agent.Agent) -> None:
     unguarded when python-api allows all three, or run in the declared
     sub-language when eval-* rules are present (the guard then takes the
     builtins over from the API guard)."""
+    section = agent.rules.get("eval") or {}
+    if not section.get("present"):
+        return  # no eval-* rule: the API guard's dynamic-code doors decide alone
     from . import evalguard, exceptions
 
     api_rules = agent.rules.get("api") or {}
     allowed = all((api_rules.get(q) or {}).get("allow") is True
                   for q in ("builtins.eval", "builtins.exec", "builtins.compile"))
     cats = agent.rules.get("categories") or {}
-    evalguard.install(agent.rules.get("eval") or {}, mode=agent.mode, dynamic_code_allowed=allowed,
+    evalguard.install(section, mode=agent.mode, dynamic_code_allowed=allowed,
                       send=agent.channel.send if agent.channel else None, exc=exceptions,
                       threads=bool((cats.get("threads") or {}).get("granted")))
 

@@ -147,11 +147,15 @@ class Enforce(unittest.TestCase):
         run = run_agent(["-c", code], rules())
         self.assertIn("builtins.compile() is denied by the API guard (category: dynamic-code)", run.stderr)
 
-    def test_eval_rules_do_not_allow_dynamic_code(self) -> None:
-        # The eval guard is not in this build: eval-* rules are no grant.
+    def test_eval_rules_guard_dynamic_code(self) -> None:
+        # eval-* rules hand eval/exec/compile to the eval guard: the declared
+        # sub-language runs, anything else is rejected before running.
         doc = rules(eval={"present": True, "profiles": {"": {"syntax": ["arith"]}}})
         run = run_agent(["-c", "print(eval('1 + 1'))"], doc)
-        self.assertIn("builtins.eval() is denied by the API guard (category: dynamic-code)", run.stderr)
+        self.assertEqual(run.stdout, "2\n", run.stderr)
+        run = run_agent(["-c", "print(eval('[x for x in (1, 2)]'))"], doc)
+        self.assertEqual(run.stdout, "", run.stderr)
+        self.assertIn("EvalSyntaxRejected", run.stderr)
 
     def test_audit_hook_refusal_of_addaudithook(self) -> None:
         # CPython silently drops a hook whose addition an audit hook refuses.
