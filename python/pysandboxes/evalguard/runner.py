@@ -150,7 +150,9 @@ def run(ev, fn, threaded: bool):
     w.job = job
     w.wake.release()
     try:
-        done = job.done.acquire(True, max(ev.deadline - _now(), 0.0) + GRACE)
+        # An evaluation without a time budget has an infinite deadline; the
+        # lock takes at most TIMEOUT_MAX (OverflowError beyond).
+        done = job.done.acquire(True, min(max(ev.deadline - _now(), 0.0) + GRACE, _thread.TIMEOUT_MAX))
         if not done:
             ev.interrupt(ev.timeout_rule)
             done = job.done.acquire(True, GRACE)
