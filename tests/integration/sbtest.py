@@ -84,7 +84,11 @@ def run_sb(args: Sequence[str], cwd: Path | str | None = None, env: Mapping[str,
     full_env = dict(os.environ)
     if env is not None:
         full_env.update(env)
-    cmd = [PYTHON_SB, f"--python={python or PYTHON}", *args]
+    binary = PYTHON_SB
+    if (env or {}).get("SB_TEST_WIDEN") == "1" and os.environ.get("PYTHON_SB_WIDEN"):
+        # The test-only build whose supervisor widens every decision.
+        binary = os.environ["PYTHON_SB_WIDEN"]
+    cmd = [binary, f"--python={python or PYTHON}", *args]
     return subprocess.run(cmd, cwd=cwd, env=full_env, input=input, capture_output=True,
                           text=True, timeout=timeout)
 
