@@ -159,6 +159,16 @@ def main() -> int:
         rows.append((name, med))
         print(f"{name:28s} " + "  ".join(f"{m} {med[m] * 1000:8.1f} ms" for m in modes), flush=True)
 
+    # The in-interpreter agent's own start-up cost: -c pass with and without
+    # it (py-sandbox=false), alternating.
+    (work / "pass.py").write_text("pass\n")
+    agent_on, agent_off = [], []
+    for _ in range(args.runs * 2):
+        agent_on.append(timed([args.python_sb, f"--python={args.python}", "pass.py"], work, env))
+        agent_off.append(timed([args.python_sb, f"--python={args.python}", "--py-sandbox=false", "pass.py"],
+                               work, env))
+    agent_cost = statistics.median(agent_on) - statistics.median(agent_off)
+
     rss = supervisor_rss(args.python_sb, args.python, work, env)
     srv.close()
     shutil.rmtree(work, ignore_errors=True)
@@ -175,7 +185,8 @@ def main() -> int:
         tcol = f"{t * 1000:.1f} ms | {t / b:.2f}" if t else "n/a | n/a"
         added = f"{(s - b) / (t - b):.2f}" if t and t > b else "n/a"
         out.append(f"| {name} | {b * 1000:.1f} ms | {s * 1000:.1f} ms | {s / b:.2f} | {tcol} | {added} |")
-    out += ["", f"python-sb supervisor peak RSS during the open loop: {rss / 1024:.1f} MiB", ""]
+    out += ["", f"python-sb supervisor peak RSS during the open loop: {rss / 1024:.1f} MiB",
+            f"The agent's start-up cost (-c pass, py-sandbox=true minus false): {agent_cost * 1000:.1f} ms", ""]
     text = "\n".join(out)
     print()
     print(text)
