@@ -10,6 +10,7 @@
  * permissions, so a crash leaves either the old or the new file, never half
  * of one.  Nothing is written when nothing is new.
  */
+#include "fdio.h"
 #include "config.h"
 
 #include <errno.h>
@@ -288,22 +289,6 @@ static int read_file(const char *path, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The process umask without changing it (umask(2) would, for every thread). */
 static mode_t current_umask(void)
 {
@@ -360,7 +345,7 @@ static int write_atomic(const char *path, const char *data, const struct stat *o
 		rc = -errno;
 		goto out;
 	}
-	if (fchmod(fd, mode) < 0 || (rc = write_all(fd, data, strlen(data))) < 0 || fsync(fd) < 0) {
+	if (fchmod(fd, mode) < 0 || (rc = sb_write_all(fd, data, strlen(data))) < 0 || fsync(fd) < 0) {
 		rc = rc ? rc : -errno;
 		goto out;
 	}
@@ -411,7 +396,7 @@ static int write_backup(const char *name, const char *data, const struct stat *s
 	/* open() applied the umask; the backup keeps the original's mode. */
 	rc = fchmod(fd, st->st_mode & 07777) < 0 ? -errno : 0;
 	if (!rc)
-		rc = write_all(fd, data, strlen(data));
+		rc = sb_write_all(fd, data, strlen(data));
 	if (!rc && fsync(fd) < 0)
 		rc = -errno;
 	close(fd);

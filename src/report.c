@@ -9,6 +9,7 @@
  * the text \xHH, as in the log) before they reach any document, and XML also
  * loses the control characters XML 1.0 cannot carry.
  */
+#include "fdio.h"
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -1095,22 +1096,6 @@ static void build_junit(struct buf *b, const struct sb_report *r, int exit_statu
 
 /* ---- writing ------------------------------------------------------------------------ */
 
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Temporary file next to `path`, then rename: a reader (or a CI step that
  * runs after a crash) sees the old report or the new one, never half. */
 static int write_atomic(const char *path, const char *data, size_t len)
@@ -1128,7 +1113,7 @@ static int write_atomic(const char *path, const char *data, size_t len)
 		free(tmp);
 		return rc;
 	}
-	rc = write_all(fd, data, len);
+	rc = sb_write_all(fd, data, len);
 	if (!rc && fchmod(fd, 0644) < 0)
 		rc = -errno;
 	if (!rc && fsync(fd) < 0)

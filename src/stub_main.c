@@ -9,6 +9,7 @@
  * only write/read/close and rt_sigaction run: nothing the filter notifies,
  * so the supervisor's first notification from us is that execve.
  */
+#include "fdio.h"
 #include "config.h"
 
 #include <errno.h>
@@ -34,52 +35,18 @@ struct stub_hdr {
 
 extern char **environ;
 
-static int send_all(int sock, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = send(sock, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int read_all(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int sb_stub_send_filter(int sock, const struct sb_filter *f, uint64_t sig_dfl)
 {
 	struct stub_hdr h = { STUB_MAGIC, f->len, sig_dfl };
-	int rc = send_all(sock, &h, sizeof(h));
+	int rc = sb_send_all(sock, &h, sizeof(h));
 
-	return rc ? rc : send_all(sock, f->insns, (size_t)f->len * sizeof(*f->insns));
+	return rc ? rc : sb_send_all(sock, f->insns, (size_t)f->len * sizeof(*f->insns));
 }
 
 static int recv_filter(int sock, struct sb_filter *f, uint64_t *sig_dfl)
 {
 	struct stub_hdr h;
-	int rc = read_all(sock, &h, sizeof(h));
+	int rc = sb_read_all(sock, &h, sizeof(h));
 
 	if (rc)
 		return rc;
@@ -90,7 +57,7 @@ static int recv_filter(int sock, struct sb_filter *f, uint64_t *sig_dfl)
 		return -ENOMEM;
 	f->len = (unsigned short)h.len;
 	*sig_dfl = h.sig_dfl;
-	return read_all(sock, f->insns, (size_t)h.len * sizeof(*f->insns));
+	return sb_read_all(sock, f->insns, (size_t)h.len * sizeof(*f->insns));
 }
 
 int sb_stub_main(int argc, char **argv)

@@ -17,6 +17,7 @@
  * Steps 2-4 are sb_oslayer_send_listener(); the unshare layer's grandchild
  * (whose host pid the spawn does not know either) uses them as well.
  */
+#include "fdio.h"
 #include "config.h"
 
 #include <errno.h>
@@ -163,40 +164,6 @@ int sb_oslayer_stub_socketpair(int sv[2])
 	return 0;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int read_all(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int sb_oslayer_stub_exec(int sock, int (*install)(void *data), void *data,
 			 const char *exe, char *const *argv, char *const *envp)
 {
@@ -224,12 +191,12 @@ int sb_oslayer_send_listener(int sock, int listener)
 int sb_oslayer_send_listener_ex(int sock, int listener, unsigned flags)
 {
 	char go;
-	int rc = write_all(sock, flags & SB_OSL_LISTENER_KILLABLE ? "K" : "P", 1);
+	int rc = sb_write_all(sock, flags & SB_OSL_LISTENER_KILLABLE ? "K" : "P", 1);
 
 	if (!rc)
-		rc = write_all(sock, &listener, sizeof(listener));
+		rc = sb_write_all(sock, &listener, sizeof(listener));
 	if (!rc)
-		rc = read_all(sock, &go, 1);
+		rc = sb_read_all(sock, &go, 1);
 	if (!rc && go != 'G')
 		rc = -EPROTO;
 	return rc;
@@ -280,7 +247,7 @@ int sb_oslayer_take_listener(int sock, int *listener, pid_t *pid, unsigned *flag
 	*flags = 0;
 	rc = recv_pid(sock, pid, flags);
 	if (!rc)
-		rc = read_all(sock, &fdnum, sizeof(fdnum));
+		rc = sb_read_all(sock, &fdnum, sizeof(fdnum));
 	if (rc)
 		return rc;
 	/* The sender waits for the go-ahead, so the pid still names it. */
