@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "learn_int.h"
 #include "log.h"
@@ -590,6 +591,12 @@ static int gen_exec(const struct sb_learn *l, struct lblockv *bv, struct sb_diag
 
 		if (!safe_value(it->key)) {
 			skip_warn(diag, "the program", it->key);
+			continue;
+		}
+		/* Gone since it ran (a temporary script, a replayed journal):
+		 * the loader refuses an exec= of a missing file. */
+		if (access(it->key, F_OK) != 0) {
+			skip_warn(diag, "the program (it no longer exists)", it->key);
 			continue;
 		}
 		sp = spell_exec(l, it->key);
@@ -1338,6 +1345,22 @@ static int gen_api_category(const struct sb_learn *l, const struct api_registry 
 	return rc;
 }
 
+/* Is `name` a function of the registry (any category)?  Without a
+ * registry every name is taken as it comes. */
+static bool registered(const struct api_registry *reg, const char *name)
+{
+	bool any = false;
+
+	for (int c = 0; c < SB_API__COUNT; c++) {
+		const struct strlist *fl = &reg->funcs[c];
+
+		any |= fl->n > 0;
+		if (fl->n && bsearch(&name, fl->v, fl->n, sizeof(char *), cmp_str))
+			return true;
+	}
+	return !any;
+}
+
 static int gen_api(const struct sb_learn *l, struct lblockv *bv, struct sb_diag *diag)
 {
 	struct api_registry reg;
@@ -1350,9 +1373,10 @@ static int gen_api(const struct sb_learn *l, struct lblockv *bv, struct sb_diag 
 		registry_free(&reg);
 		return rc ? rc : -ENOMEM;
 	}
-	/* Unwritable names are dropped from the list (and from coverage). */
+	/* Unwritable names are dropped from the list (and from coverage), and so
+	 * are functions the registry does not list: the loader refuses them. */
 	for (size_t i = 0; i < l->api.n; i++)
-		if (!name_of(v[i]->key, ".")) {
+		if (!name_of(v[i]->key, ".") || !registered(&reg, v[i]->key)) {
 			skip_warn(diag, "the function", v[i]->key);
 			v[i] = NULL;
 		}

@@ -585,8 +585,20 @@ static int resolve_parent(struct res *r, int basefd, const char *path, unsigned 
 		}
 		if ((flags & SB_RES_FOLLOW) && fstatat(parent.objfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISLNK(st.st_mode)) {
-			/* open(O_CREAT) through a dangling symlink creates its target. */
-			n = readlinkat(parent.objfd, name, link, sizeof(link) - 1);
+			/* open(O_CREAT) through a dangling symlink creates its target.
+			 * /proc/self read here would name the supervisor. */
+			if ((strcmp(name, "self") == 0 || strcmp(name, "thread-self") == 0) &&
+			    is_proc_root(parent.objfd)) {
+				if ((rc = res_ids(r))) {
+					sb_path_release(&parent);
+					break;
+				}
+				n = name[0] == 's' ? snprintf(link, sizeof(link), "%d", (int)r->ids.ns_tgid)
+						   : snprintf(link, sizeof(link), "%d/task/%d", (int)r->ids.ns_tgid,
+							      (int)r->ids.ns_tid);
+			} else {
+				n = readlinkat(parent.objfd, name, link, sizeof(link) - 1);
+			}
 			if (n < 0) {
 				rc = -errno;
 				sb_path_release(&parent);

@@ -233,7 +233,7 @@ static int code_line(struct sb_pyproc *p, const struct sb_pycode *e, int64_t idx
 	size_t have = 0, off = 0;
 
 	if (idx < 0)
-		return e->firstlineno;
+		return e->firstlineno < 0 ? -1 : e->firstlineno;	/* forged: unknown */
 	if (e->lt_inline)
 		return sb_linetable_line(e->lt, e->lt_len, e->firstlineno, idx);
 	if (e->lt_len == 0)
@@ -472,7 +472,8 @@ struct fsrc {
 /* Enter the chunk holding [addr, addr+len), following chunk->previous. */
 static bool chunk_find(struct sb_pyproc *p, struct fsrc *src, uint64_t addr, size_t len)
 {
-	while (!(addr >= src->lo && addr + len <= src->hi)) {
+	/* Without overflow: a forged address near 2^64 must not wrap into the chunk. */
+	while (!(addr >= src->lo && addr <= src->hi && len <= src->hi - addr)) {
 		uint64_t hdr[2];	/* previous, size */
 
 		if (!src->next_chunk || src->nchunks >= SB_PY_MAX_CHUNKS ||
@@ -496,7 +497,7 @@ static int frame_bytes(struct sb_pyproc *p, struct fsrc *src, uint64_t addr, uin
 	size_t fs = l->fr_size, got;
 	int rc;
 
-	if (addr >= src->wlo && addr + fs <= src->whi) {
+	if (addr >= src->wlo && addr <= src->whi && fs <= src->whi - addr) {
 		memcpy(fb, p->window + (addr - src->wlo), fs);
 		return 0;
 	}
