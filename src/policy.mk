@@ -27,29 +27,4 @@ tests_unit_check_policy_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -DSB_TEST_SRCDIR='
 tests_unit_check_policy_LDADD = src/libsbpolicy.a src/libsbutil.a $(SB_EXT_LIBS) $(CHECK_LIBS)
 EXTRA_DIST += tests/unit/policy-data
 
-# Fuzzing: libFuzzer on the whole loader.  `./configure --enable-fuzz CC=clang`
-# builds fuzz/fuzz_policy with the rest; `make fuzz` builds it with clang in
-# any tree (fuzz/fuzz_policy-clang), without touching the configured CC.
-EXTRA_DIST += fuzz/fuzz_policy.c fuzz/corpus
-FUZZ_POLICY_SRCS = $(src_libsbpolicy_a_SOURCES:%.h=) src/diag.c fuzz/fuzz_policy.c
-if FUZZ
-noinst_PROGRAMS += fuzz/fuzz_policy
-fuzz_fuzz_policy_SOURCES = fuzz/fuzz_policy.c
-fuzz_fuzz_policy_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-fuzz_fuzz_policy_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer,address,undefined
-fuzz_fuzz_policy_LDADD = src/libsbpolicy.a src/libsbutil.a $(SB_EXT_LIBS)
-endif
-FUZZ_CC = clang
-FUZZ_SECONDS = 60
-.PHONY: fuzz fuzz-run
-fuzz: fuzz/fuzz_policy-clang
-fuzz/fuzz_policy-clang: $(addprefix $(top_srcdir)/,$(FUZZ_POLICY_SRCS)) src/python_api_table.h
-	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz needs clang (apt-get install clang), or FUZZ_CC=..." >&2; exit 1; }
-	$(AM_V_CCLD)$(MKDIR_P) fuzz && $(FUZZ_CC) -std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	  -I$(top_srcdir)/src -Isrc -I$(top_builddir) -DSB_DATADIR='"$(pkgdatadir)"' -DSB_SRCDIR='"$(abs_top_srcdir)"' \
-	  $(CJSON_CFLAGS) $(addprefix $(top_srcdir)/,$(FUZZ_POLICY_SRCS)) $(CJSON_LIBS) -o $@
-fuzz-run: fuzz/fuzz_policy-clang
-	$(MKDIR_P) fuzz/corpus-work && cp -n $(top_srcdir)/fuzz/corpus/* fuzz/corpus-work/ 2>/dev/null; \
-	./fuzz/fuzz_policy-clang -max_total_time=$(FUZZ_SECONDS) -max_len=4096 fuzz/corpus-work
-CLEANFILES += fuzz/fuzz_policy-clang
+# Its fuzz target (fuzz/fuzz_policy.c) is built by fuzz/fuzz.mk with the others.
