@@ -173,7 +173,8 @@ static int choose_layout(struct sb_pyproc *p, uint32_t version)
 
 static int try_candidate(struct sb_pyproc *p, const struct candidate *c, bool *needs_libpython)
 {
-	struct sb_elf_syms s;
+	/* Zeroed: sb_elf_python_syms() leaves it untouched when it fails early. */
+	struct sb_elf_syms s = { 0 };
 	uint32_t version;
 	int fd, rc;
 
