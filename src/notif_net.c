@@ -475,24 +475,34 @@ static void answer(struct sb_notif *n, int64_t r)
 
 /* ---- connect, bind, listen -------------------------------------------------- */
 
-int sb_handle_connect(struct sb_notif *n)
+/* connect(fd, addr, len) and bind(fd, addr, len): copy the address once,
+ * take the socket, decide.  True when the call is to be performed on `s`
+ * and `d`; the caller then answers, and always releases both. */
+static bool addr_call_go(struct sb_notif *n, int op, struct sockaddr_storage *raw, socklen_t *len,
+			 struct sb_net_sock *s, struct dest *d)
 {
 	const __u64 *arg = n->req->data.args;
+	int rc;
+
+	n->log = false;
+	rc = sb_net_copy_addr(n, arg[1], arg[2], raw, len);
+	if (rc == 0)
+		rc = sb_net_sock_get(n, (int)arg[0], s);
+	if (rc) {
+		sb_notif_fail(n, -rc);
+		return false;
+	}
+	return decide(n, s, op, raw, *len, 0, d) == GO;
+}
+
+int sb_handle_connect(struct sb_notif *n)
+{
 	struct sockaddr_storage raw;
 	struct sb_net_sock s = { .fd = -1 };
 	struct dest d = { .has_path = false };
 	socklen_t len;
-	int rc;
 
-	n->log = false;
-	rc = sb_net_copy_addr(n, arg[1], arg[2], &raw, &len);
-	if (rc == 0)
-		rc = sb_net_sock_get(n, (int)arg[0], &s);
-	if (rc) {
-		sb_notif_fail(n, -rc);
-		return 0;
-	}
-	if (decide(n, &s, OP_CONNECT, &raw, len, 0, &d) == GO)
+	if (addr_call_go(n, OP_CONNECT, &raw, &len, &s, &d))
 		answer(n, sb_net_connect(n, &s, d.sa, d.len));
 	dest_free(&d);
 	sb_net_sock_put(&s);
@@ -501,22 +511,13 @@ int sb_handle_connect(struct sb_notif *n)
 
 int sb_handle_bind(struct sb_notif *n)
 {
-	const __u64 *arg = n->req->data.args;
 	struct sockaddr_storage raw;
 	struct sb_net_sock s = { .fd = -1 };
 	struct dest d = { .has_path = false };
 	socklen_t len;
 	int rc;
 
-	n->log = false;
-	rc = sb_net_copy_addr(n, arg[1], arg[2], &raw, &len);
-	if (rc == 0)
-		rc = sb_net_sock_get(n, (int)arg[0], &s);
-	if (rc) {
-		sb_notif_fail(n, -rc);
-		return 0;
-	}
-	if (decide(n, &s, OP_BIND, &raw, len, 0, &d) == GO) {
+	if (addr_call_go(n, OP_BIND, &raw, &len, &s, &d)) {
 		if (d.has_path)
 			rc = sb_net_bind_unix(n, &s, (const struct sockaddr_un *)&raw, len, d.path.parentfd,
 					      d.path.name);
