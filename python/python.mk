@@ -74,7 +74,8 @@ AGENT_INTEGRATION_TESTS = \
 	tests/integration/agent-env.py \
 	tests/integration/agent-partial.py \
 	tests/integration/eval-guard.py \
-	tests/integration/eval-attacks.py
+	tests/integration/eval-attacks.py \
+	tests/integration/eval-learn.py
 TESTS += $(AGENT_INTEGRATION_TESTS)
 EXTRA_DIST += $(AGENT_UNIT_TESTS) $(AGENT_INTEGRATION_TESTS) tests/integration/agentlib.py
 

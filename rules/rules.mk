@@ -13,3 +13,12 @@ src/syscall_table.h: $(top_srcdir)/rules/syscalls.in $(top_srcdir)/rules/gen-sys
 
 # Site-wide rules included by every learned file.
 dist_sbconf_DATA += rules/global-py-sandboxes.profile
+
+# eval-syntax groups: one list for the policy parser and the learner.
+EXTRA_DIST += rules/eval-syntax-groups.in rules/gen-eval-groups.sh
+BUILT_SOURCES += src/eval_groups.h
+CLEANFILES += src/eval_groups.h
+src/eval_groups.h: $(top_srcdir)/rules/eval-syntax-groups.in $(top_srcdir)/rules/gen-eval-groups.sh
+	$(AM_V_GEN)$(MKDIR_P) src && \
+	$(SHELL) $(top_srcdir)/rules/gen-eval-groups.sh $(top_srcdir)/rules/eval-syntax-groups.in > $@.tmp && mv $@.tmp $@
+src/pol_eval.$(OBJEXT) src/learn_gen_eval.$(OBJEXT): src/eval_groups.h

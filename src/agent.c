@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -615,6 +616,112 @@ static int emit_dns(const cJSON *o, struct sb_event *ev, sb_event_fn *fn, void *
 	return n;
 }
 
+/* The list keys of an eval report, in enum sb_eval_key order. */
+static const char *const eval_keys[] = {
+	[SB_EVAL_SYNTAX] = "eval-syntax",
+	[SB_EVAL_IMPORT] = "eval-import",
+	[SB_EVAL_CALL] = "eval-call",
+	[SB_EVAL_ATTRIBUTE] = "eval-attribute",
+	[SB_EVAL_MAGIC] = "eval-magic",
+};
+
+#define EVAL_TOKENS_MAX 512	/* per message: a program reports each token once */
+
+/* What may become part of a rule line: a name, a dotted module name.  Never a
+ * pattern, a list separator, a comment or a line break (the learner writes
+ * these tokens into the policy file verbatim). */
+static bool eval_token_ok(const char *t, bool dotted)
+{
+	size_t n = strlen(t);
+
+	if (n == 0 || n >= SB_EV_NAME_MAX || isdigit((unsigned char)t[0]))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)t[i]) && t[i] != '_' && !(dotted && t[i] == '.' && i && t[i + 1]))
+			return false;
+	return true;
+}
+
+/* A profile suffix (eval-syntax:<name>=): the same alphabet as a token, plus '-'. */
+static bool eval_profile_ok(const char *p)
+{
+	for (size_t i = 0; p[i]; i++)
+		if ((!isalnum((unsigned char)p[i]) && p[i] != '_' && p[i] != '-') || i + 1 >= SB_EV_NAME_MAX)
+			return false;
+	return true;
+}
+
+static void eval_emit_one(struct sb_event *ev, enum sb_eval_key k, const char *token,
+			  sb_event_fn *fn, void *data)
+{
+	ev->eval_key = k;
+	copy_text(ev->name, sizeof(ev->name), token);
+	ev->tip[0] = '\0';
+	if (k != SB_EVAL_CONTEXT_SITE)
+		snprintf(ev->tip, sizeof(ev->tip), "%s%s%s=%s", eval_keys[k], ev->eval_profile[0] ? ":" : "",
+			 ev->eval_profile, token);
+	if (fn)
+		fn(ev, data);
+}
+
+/* One event per reported token, and one for a call site whose own namespace
+ * the guard honoured.  A malformed token refuses the whole message: it is
+ * the agent's bug or a forgery, and half a report would learn half a rule. */
+static int emit_eval(const cJSON *o, struct sb_event *ev, sb_event_fn *fn, void *data)
+{
+	const cJSON *feats = cJSON_GetObjectItemCaseSensitive(o, "features");
+	const char *profile = json_str(o, "profile");
+	const char *site = json_str(o, "context_site");
+	const char *caller = json_str(o, "caller_site");
+	int n = 0;
+
+	ev->kind = SB_EV_EVAL;
+	ev->err = ev->verdict == SB_DENIED ? EPERM : 0;
+	if ((feats && !cJSON_IsObject(feats)) || (profile && !eval_profile_ok(profile)))
+		return -EINVAL;
+	copy_text(ev->eval_profile, sizeof(ev->eval_profile), profile);
+	for (int k = 0; feats && k < SB_EVAL_CONTEXT_SITE; k++) {
+		const cJSON *list = cJSON_GetObjectItemCaseSensitive(feats, eval_keys[k]), *it;
+
+		if (list && !cJSON_IsArray(list))
+			return -EINVAL;
+		cJSON_ArrayForEach(it, list) {
+			if (!cJSON_IsString(it) || !eval_token_ok(it->valuestring, k == SB_EVAL_IMPORT) ||
+			    ++n > EVAL_TOKENS_MAX)
+				return -EINVAL;
+		}
+	}
+	if ((site && (!*site || strlen(site) >= SB_EV_NAME_MAX)) ||
+	    (caller && (!*caller || strlen(caller) >= SB_EV_NAME_MAX)))
+		return -EINVAL;
+	for (int k = 0; feats && k < SB_EVAL_CONTEXT_SITE; k++) {
+		const cJSON *it;
+
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(feats, eval_keys[k]))
+			eval_emit_one(ev, (enum sb_eval_key)k, it->valuestring, fn, data);
+	}
+	if (caller) {
+		/* Guarded, it would not have seen the caller's variables: the line
+		 * that keeps it working is eval-namespace=caller. */
+		ev->eval_key = SB_EVAL_CALLER_SITE;
+		copy_text(ev->name, sizeof(ev->name), caller);
+		snprintf(ev->tip, sizeof(ev->tip), "eval-namespace%s%s=caller", ev->eval_profile[0] ? ":" : "",
+			 ev->eval_profile);
+		if (fn)
+			fn(ev, data);
+		n++;
+	}
+	if (site) {
+		/* Not a refusal: the guard honoured the caller's namespace, which the
+		 * learner notes in place of an eval-call line. */
+		ev->verdict = SB_ALLOWED;
+		ev->err = 0;
+		eval_emit_one(ev, SB_EVAL_CONTEXT_SITE, site, fn, data);
+		n++;
+	}
+	return n;
+}
+
 static int parse_object(const cJSON *o, struct sb_event *ev, sb_event_fn *fn, void *data)
 {
 	const char *kind = json_str(o, "kind");
@@ -636,6 +743,8 @@ static int parse_object(const cJSON *o, struct sb_event *ev, sb_event_fn *fn, vo
 	copy_text(ev->pyloc, sizeof(ev->pyloc), json_str(o, "pyloc"));
 	if (strcmp(kind, "dns") == 0)
 		return emit_dns(o, ev, fn, data);
+	if (strcmp(kind, "eval") == 0)
+		return emit_eval(o, ev, fn, data);
 	if (strcmp(kind, "import") == 0)
 		err = fill_import(o, ev);
 	else if (strcmp(kind, "api") == 0)

@@ -70,7 +70,7 @@ static const char help_text[] =
 	"python-sb options:\n"
 	"  --log=FILE              Write every decision to FILE as JSON lines.\n"
 	"  --audit                 Refuse nothing; report what the rules would refuse.\n"
-	"  --fail-on-violation     With --audit: exit 1 when something would be refused.\n"
+	"  --fail-on-violation     With --audit: exit 3 when something would be refused.\n"
 	"  --report=FILE           Write the violations to FILE: .sarif, .xml (JUnit) or .json.\n"
 	"  --python=PATH           The interpreter to run (default: python3 from PATH).\n"
 	"  --check-config          Print the effective policy of the rule file and exit.\n"

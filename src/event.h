@@ -28,6 +28,20 @@ enum sb_event_kind {
 	SB_EV_IMPORT,	/* a module import (from the agent) */
 	SB_EV_API,	/* a python-api function call (from the agent) */
 	SB_EV_DNS,	/* a host name the program resolved, with its addresses (agent) */
+	SB_EV_EVAL,	/* a construct evaluated code used outside its eval-* profile (agent) */
+};
+
+/* The eval-* list keys, in the order the learner writes them (reference §3),
+ * then the pseudo key of a call site whose own namespace was honoured. */
+enum sb_eval_key {
+	SB_EVAL_SYNTAX = 0,
+	SB_EVAL_IMPORT,
+	SB_EVAL_CALL,
+	SB_EVAL_ATTRIBUTE,
+	SB_EVAL_MAGIC,
+	SB_EVAL_CONTEXT_SITE,
+	SB_EVAL_CALLER_SITE,	/* a bare evaluation that needed the caller's scope */
+	SB_EVAL__COUNT
 };
 
 enum sb_verdict {
@@ -64,9 +78,13 @@ struct sb_event {
 	struct sockaddr_storage addr;
 	unsigned proto, dir;
 
-	/* SB_EV_PROC/API: category; SB_EV_ENV/IMPORT/API/DNS: name */
+	/* SB_EV_PROC/API: category; SB_EV_ENV/IMPORT/API/DNS: name;
+	 * SB_EV_EVAL: the token (node, name, module, "file:line" of a site) */
 	int category;			/* enum sb_api_category or -1 */
 	char name[SB_EV_NAME_MAX];
+	/* SB_EV_EVAL: which key, and the named profile ("" for the default) */
+	enum sb_eval_key eval_key;
+	char eval_profile[SB_EV_NAME_MAX];
 
 	const struct sb_rule_ref *rule;	/* deciding rule, points into the policy */
 	char tip[SB_EV_NAME_MAX + PATH_MAX];	/* the line that would allow it, "" if none */

@@ -150,6 +150,30 @@ static int learn_import(struct sb_learn *l, const char *module, const char *why)
 	return sb_learn_store_import(l, top, why);
 }
 
+static int learn_eval(struct sb_learn *l, const char *profile, enum sb_eval_key k, const char *token,
+		      const char *why)
+{
+	int rc = sb_learn_store_eval(l, profile, k, token, why);
+
+	/* A token the file could not hold: the agent's bug or a forgery, and
+	 * never a rule; the other events go on being learned. */
+	return rc == -EINVAL ? 0 : rc;
+}
+
+/* A journal key "<profile>\t<k>\t<token>" back into its parts. */
+static int replay_eval(struct sb_learn *l, const char *key, const char *why)
+{
+	char profile[SB_EV_NAME_MAX];
+	const char *t1 = strchr(key, '\t');
+	size_t pn = t1 ? (size_t)(t1 - key) : 0;
+
+	if (!t1 || pn >= sizeof(profile) || t1[1] < '0' || t1[1] >= '0' + SB_EVAL__COUNT || t1[2] != '\t')
+		return 0;
+	memcpy(profile, key, pn);
+	profile[pn] = '\0';
+	return learn_eval(l, profile, (enum sb_eval_key)(t1[1] - '0'), t1 + 3, why);
+}
+
 static int learn_api(struct sb_learn *l, const char *qualname, int category, const char *why)
 {
 	if (!qualname[0] || (l->policy && sb_policy_api_allowed(l->policy, qualname, NULL)))
@@ -238,6 +262,7 @@ static int family_of(const struct sb_event *ev)
 	case SB_EV_ENV: return LA_ENV;
 	case SB_EV_IMPORT: return LA_IMPORT;
 	case SB_EV_API: return LA_API;
+	case SB_EV_EVAL: return LA_EVAL;
 	}
 	return LA_FILES;
 }
@@ -332,6 +357,11 @@ static int record_locked(struct sb_learn *l, const struct sb_event *ev)
 		if (!ev->name[0] || !event_lnet(ev, &n))
 			return 0;
 		return sb_learn_store_dns(l, ev->name, n.family, n.addr);
+	case SB_EV_EVAL:
+		/* The agent checked the token against the profile it runs (built
+		 * from this policy): the supervisor cannot judge a syntax node.
+		 * Learning trusts the learned program anyway (reference §3). */
+		return learn_eval(l, ev->eval_profile, ev->eval_key, ev->name, why);
 	}
 	return 0;
 }
@@ -415,6 +445,8 @@ static bool replay_one(struct sb_learn *l, const cJSON *o, int *rc)
 		*rc = learn_api(l, key, (int)jnum(o, "bits", -1), why);
 	else if (strcmp(k, "exec") == 0)
 		*rc = learn_exec_line(l, key, why);
+	else if (strcmp(k, "eval") == 0)
+		*rc = replay_eval(l, key, why);
 	else
 		return false;
 	return true;

@@ -1,7 +1,7 @@
 ## Learning, audit, the JSON decision log, policy drift.
 noinst_LIBRARIES += src/libsblearn.a
 src_libsblearn_a_SOURCES = src/learn.h src/learn_int.h src/log.h src/drift.h \
-	src/learn.c src/learn_store.c src/learn_gen.c src/learn_write.c \
+	src/learn.c src/learn_store.c src/learn_gen.c src/learn_gen_eval.c src/learn_write.c \
 	src/learn_journal.c src/learn_audit.c src/log.c src/drift.c
 
 # Module lists the learner classifies python-import= lines with

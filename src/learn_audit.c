@@ -15,7 +15,7 @@
 
 static const char *const family_names[LA__COUNT] = {
 	[LA_FILES] = "files", [LA_NET] = "network", [LA_EXEC] = "exec", [LA_PROC] = "processes",
-	[LA_ENV] = "environment", [LA_IMPORT] = "imports", [LA_API] = "python-api",
+	[LA_ENV] = "environment", [LA_IMPORT] = "imports", [LA_API] = "python-api", [LA_EVAL] = "eval",
 };
 
 static void add_refusals(struct sbuf *b, const struct sb_learn *l)

@@ -92,6 +92,7 @@ const char *sb_learn_block_marker(enum lblock b)
 		[LB_ENVS] = "learning_guard_envs",	[LB_FILES] = "learning_guard_files",
 		[LB_EXEC] = "learning_guard_exec",	[LB_SOCKET] = "learning_guard_socket",
 		[LB_IMPORT] = "learning_guard_import",	[LB_API] = "learning_guard_api",
+		[LB_EVAL] = "learning_guard_eval",
 	};
 	return names[b];
 }
@@ -150,6 +151,11 @@ static int push_line(struct lblockv *bv, enum lline_kind kind, const char *text,
 	}
 	bv->n++;
 	return 0;
+}
+
+int sb_lblock_push(struct lblockv *bv, enum lline_kind kind, const char *text, const char *why)
+{
+	return push_line(bv, kind, text, why);
 }
 
 /* A rule with the location of the first event that needed it. */
@@ -1410,8 +1416,8 @@ int sb_learn_generate(struct sb_learn *l, struct lrules *out, struct sb_diag *di
 	pthread_mutex_lock(&l->lock);
 	if (!(rc = gen_env(l, &out->b[LB_ENVS])) && !(rc = gen_files(l, &out->b[LB_FILES], diag)) &&
 	    !(rc = gen_exec(l, &out->b[LB_EXEC], diag)) && !(rc = gen_socket(l, &out->b[LB_SOCKET])) &&
-	    !(rc = gen_import(l, &out->b[LB_IMPORT], diag)))
-		rc = gen_api(l, &out->b[LB_API], diag);
+	    !(rc = gen_import(l, &out->b[LB_IMPORT], diag)) && !(rc = gen_api(l, &out->b[LB_API], diag)))
+		rc = sb_learn_gen_eval(l, &out->b[LB_EVAL]);
 	pthread_mutex_unlock(&l->lock);
 	if (rc)
 		sb_lrules_free(out);

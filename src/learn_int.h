@@ -61,7 +61,7 @@ int lset_add(struct lset *s, const char *key, struct litem **out, bool *is_new);
 
 /* ---- the learner ------------------------------------------------------ */
 
-enum { LA_FILES, LA_NET, LA_EXEC, LA_PROC, LA_ENV, LA_IMPORT, LA_API, LA__COUNT };
+enum { LA_FILES, LA_NET, LA_EXEC, LA_PROC, LA_ENV, LA_IMPORT, LA_API, LA_EVAL, LA__COUNT };
 
 struct sb_learn {
 	pthread_mutex_t lock;	/* on_event (event thread, agent thread) vs write/summary */
@@ -79,6 +79,7 @@ struct sb_learn {
 	unsigned long n_events;	/* events recorded */
 	unsigned long order;	/* numbering of items and locations, in order of sight */
 	struct lset paths, net, dns, env_names, imports, api, exec, audit;
+	struct lset eval;	/* keys "<profile>\t<enum sb_eval_key digit>\t<token>" */
 	unsigned cats;		/* python-api categories seen at the syscall level (bit per enum) */
 	char *cat_why[SB_API__COUNT];	/* owned */
 	unsigned long cat_why_seq[SB_API__COUNT];
@@ -104,6 +105,10 @@ int sb_learn_store_import(struct sb_learn *l, const char *module, const char *wh
 int sb_learn_store_api(struct sb_learn *l, const char *qualname, int category, const char *why);
 int sb_learn_store_category(struct sb_learn *l, int category, const char *why);
 int sb_learn_store_exec(struct sb_learn *l, const char *path, const char *why);
+/* An eval feature; the token and profile must be what the agent parser
+ * accepts (src/agent.c), -EINVAL otherwise. */
+int sb_learn_store_eval(struct sb_learn *l, const char *profile, enum sb_eval_key k, const char *token,
+			const char *why);
 
 /* The value of `name` in the launching environment, or NULL. */
 const char *sb_learn_getenv(const struct sb_learn *l, const char *name);
@@ -121,6 +126,7 @@ enum lblock {
 	LB_SOCKET,	/* learning_guard_socket */
 	LB_IMPORT,	/* learning_guard_import */
 	LB_API,		/* learning_guard_api */
+	LB_EVAL,	/* learning_guard_eval */
 	LB__COUNT
 };
 
@@ -130,6 +136,7 @@ const char *sb_learn_block_marker(enum lblock b);
 enum lline_kind {
 	LL_RULE = 0,	/* a rule line, skipped when the file has it verbatim */
 	LL_HEADER,	/* a comment heading the rules after it, dropped when all of them are */
+	LL_NOTE,	/* a comment for the next rule only, dropped with it */
 };
 
 struct lline {
@@ -148,6 +155,10 @@ struct lrules {
 };
 
 void sb_lrules_free(struct lrules *r);
+/* Append a line (copied; `why` becomes "# why: ..."). */
+int sb_lblock_push(struct lblockv *bv, enum lline_kind kind, const char *text, const char *why);
+/* The <learning_guard_eval> lines (learn_gen_eval.c). */
+int sb_learn_gen_eval(const struct sb_learn *l, struct lblockv *bv);
 size_t sb_lrules_count(const struct lrules *r);	/* rule lines, headers excluded */
 
 /* Generalise everything learned into rule lines (reference §3).  Return 0,

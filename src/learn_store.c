@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -295,6 +296,7 @@ void sb_learn_free(struct sb_learn *l)
 	lset_free(&l->imports);
 	lset_free(&l->api);
 	lset_free(&l->exec);
+	lset_free(&l->eval);
 	lset_free(&l->audit);
 	for (int i = 0; i < SB_API__COUNT; i++)
 		free(l->cat_why[i]);
@@ -458,6 +460,38 @@ int sb_learn_store_import(struct sb_learn *l, const char *module, const char *wh
 int sb_learn_store_exec(struct sb_learn *l, const char *path, const char *why)
 {
 	return store_name(l, &l->exec, "exec", path, why);
+}
+
+/* The alphabet src/agent.c admits for eval tokens and profile names: the
+ * journal is replayed through here too. */
+static bool eval_word(const char *s, const char *extra, bool empty_ok)
+{
+	if (!*s)
+		return empty_ok;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && !strchr(extra, *s))
+			return false;
+	return true;
+}
+
+int sb_learn_store_eval(struct sb_learn *l, const char *profile, enum sb_eval_key k, const char *token,
+			const char *why)
+{
+	char key[2 * SB_EV_NAME_MAX + 4];
+	bool ok;
+
+	if ((unsigned)k >= SB_EVAL__COUNT || strlen(profile) >= SB_EV_NAME_MAX ||
+	    strlen(token) >= SB_EV_NAME_MAX || !eval_word(profile, "-", true))
+		return -EINVAL;
+	/* A call site is only ever written inside a comment; a token becomes
+	 * part of a rule line. */
+	ok = k >= SB_EVAL_CONTEXT_SITE ? token[0] && !strpbrk(token, "\n\r\t")
+				       : eval_word(token, k == SB_EVAL_IMPORT ? "." : "", false) &&
+						 !isdigit((unsigned char)token[0]);
+	if (!ok)
+		return -EINVAL;
+	snprintf(key, sizeof(key), "%s\t%d\t%s", profile, (int)k, token);
+	return store_name(l, &l->eval, "eval", key, why);
 }
 
 int sb_learn_store_api(struct sb_learn *l, const char *qualname, int category, const char *why)

@@ -144,7 +144,7 @@ static bool has_marker(const struct lines *ls, const char *name)
  * header goes only when one of its rules does. */
 static int filter_block(const struct lblockv *bv, const struct lines *file, struct lines *out)
 {
-	const char *header = NULL;
+	const char *header = NULL, *note = NULL;
 	int rc = 0;
 
 	for (size_t i = 0; i < bv->n && !rc; i++) {
@@ -154,11 +154,21 @@ static int filter_block(const struct lblockv *bv, const struct lines *file, stru
 			header = ln->text;
 			continue;
 		}
-		if (file_has(file, ln->text))
+		if (ln->kind == LL_NOTE) {
+			note = ln->text;
 			continue;
+		}
+		if (file_has(file, ln->text)) {
+			note = NULL;
+			continue;
+		}
 		if (header) {
 			rc = lines_push(out, header, strlen(header));
 			header = NULL;
+		}
+		if (!rc && note) {
+			rc = lines_push(out, note, strlen(note));
+			note = NULL;
 		}
 		if (!rc)
 			rc = lines_push(out, ln->text, strlen(ln->text));

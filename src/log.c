@@ -63,6 +63,7 @@ const char *sb_event_kind_name(enum sb_event_kind kind)
 	case SB_EV_IMPORT: return "import";
 	case SB_EV_API: return "api";
 	case SB_EV_DNS: return "dns";
+	case SB_EV_EVAL: return "eval";
 	}
 	return "unknown";
 }
@@ -101,6 +102,7 @@ static const char *display_verb(const struct sb_event *ev)
 	case SB_EV_IMPORT: return "import";
 	case SB_EV_API: return "call";
 	case SB_EV_DNS: return "resolve";
+	case SB_EV_EVAL: return "eval";
 	case SB_EV_EXEC: return "exec";
 	case SB_EV_NET: return ev->dir & SB_DIR_IN ? "bind" : "connect";
 	default: return "access";
@@ -137,6 +139,7 @@ static const char *intent_name(const struct sb_event *ev)
 	case SB_EV_IMPORT: return "import";
 	case SB_EV_API: return "call";
 	case SB_EV_DNS: return "resolve";
+	case SB_EV_EVAL: return "evaluate";
 	}
 	return "unknown";
 }
@@ -490,6 +493,7 @@ static void compute_tip(const struct sb_event *ev, struct out *o)
 			out_f(o, "python-api=ALLOW:%s", ev->name);
 		return;
 	case SB_EV_DNS:
+	case SB_EV_EVAL:	/* the agent's ev->tip, with the profile suffix */
 		return;
 	}
 }
@@ -644,6 +648,21 @@ static void out_json_stack(struct out *o, const char *stack)
 	out_s(o, "]");
 }
 
+static void out_json_eval(struct out *o, const struct sb_event *ev)
+{
+	static const char *const keys[SB_EVAL__COUNT] = {
+		"eval-syntax", "eval-import", "eval-call", "eval-attribute", "eval-magic", "context-site",
+		"caller-site",
+	};
+
+	if ((unsigned)ev->eval_key < SB_EVAL__COUNT)
+		out_f(o, ",\"eval_key\":\"%s\"", keys[ev->eval_key]);
+	if (ev->eval_profile[0]) {
+		out_s(o, ",\"profile\":");
+		out_jstr(o, ev->eval_profile);
+	}
+}
+
 int sb_event_to_json(const struct sb_event *ev, char *buf, size_t cap)
 {
 	struct out o = { buf, cap, 0, false };
@@ -673,6 +692,8 @@ int sb_event_to_json(const struct sb_event *ev, char *buf, size_t cap)
 		out_json_net(&o, ev);
 	if ((ev->kind == SB_EV_PROC || ev->kind == SB_EV_API) && (cat = sb_api_category_name(ev->category)))
 		out_f(&o, ",\"category\":\"%s\"", cat);
+	if (ev->kind == SB_EV_EVAL)
+		out_json_eval(&o, ev);
 	if (ev->rule) {
 		out_s(&o, ",\"rule\":{\"file\":");
 		out_jstr(&o, ev->rule->file ? ev->rule->file : "");
@@ -833,6 +854,11 @@ static void out_reason(struct out *o, const struct sb_event *ev)
 		return;
 	case SB_EV_DNS:
 		out_s(o, "no net rule can allow this host");
+		return;
+	case SB_EV_EVAL:
+		out_s(o, ev->eval_key == SB_EVAL_CONTEXT_SITE  ? "the namespace came from the call site"
+			 : ev->eval_key == SB_EVAL_CALLER_SITE ? "a guarded evaluation does not see the caller's variables"
+							       : "not allowed by an eval-* rule");
 		return;
 	}
 }

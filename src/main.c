@@ -476,7 +476,7 @@ static int run_program(struct run *r)
 	if (r->log_lost)
 		sb_warn("%lu decision(s) could not be written to the log '%s'", r->log_lost, r->cli.log_file);
 	if (r->mode == SB_MODE_AUDIT && print_audit_summary(r) > 0 && r->cli.fail_on_violation)
-		return WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? 1 : exit_status(wstatus);
+		return WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? SB_EXIT_VIOLATION : exit_status(wstatus);
 	return exit_status(wstatus);
 }
 

@@ -15,7 +15,7 @@
 #include "report.h"
 #include "supervisor.h"
 
-enum { SB_EXIT_INTERNAL = 255, SB_EXIT_USAGE = 2 };
+enum { SB_EXIT_INTERNAL = 255, SB_EXIT_USAGE = 2, SB_EXIT_VIOLATION = 3 };
 
 /* Everything one run owns; released by run_free(). */
 struct run {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "eval_groups.h"
 #include "pol_int.h"
 
 const char *const pol_eval_list_keys[POL_EV__LISTS] = {
@@ -29,10 +30,9 @@ const long long pol_eval_defaults[POL_EV__SCALARS] = {
 	[POL_EV_MAX_ALLOC] = 10000000, [POL_EV_MAX_LEAKED_THREADS] = 4,
 };
 
-static const char *const syntax_groups[] = {
-	"arith", "assign", "async", "class", "compare", "comprehension", "conditional", "context",
-	"exception", "fstring", "func", "import", "loop", "subscript", "tstring", "yield", NULL,
-};
+#define GROUP_NAME(name, ...) name,
+static const char *const syntax_groups[] = { SB_EVAL_GROUPS(GROUP_NAME) NULL };
+#undef GROUP_NAME
 
 /* AST node classes of CPython 3.10-3.14 (deprecated aliases excluded). */
 static const char *const ast_nodes[] = {
@@ -310,4 +310,15 @@ void pol_parse_eval(struct pol_ctx *c)
 		l->claimed = true;
 		parse_eval_line(c, l);
 	}
+}
+
+bool sb_policy_eval_namespace_set(const struct sb_policy *p, const char *name)
+{
+	for (size_t i = 0; p && i < p->eval.n; i++) {
+		const struct pol_eval_profile *pr = POL_VEC_AT(&p->eval, struct pol_eval_profile, i);
+
+		if (!strcmp(pr->name, name))
+			return pr->scalar_ref[POL_EV_NAMESPACE] != NULL;
+	}
+	return false;
 }

@@ -257,6 +257,10 @@ bool sb_policy_env_covers(const struct sb_policy *p, const char *name);
 /* python-import= decision for a module (judged on its top-level name). */
 bool sb_policy_import_allowed(const struct sb_policy *p, const char *module);
 
+/* Does the policy set eval-namespace for this profile ("" = default)?  The
+ * learner must not set a scalar twice (the loader refuses that). */
+bool sb_policy_eval_namespace_set(const struct sb_policy *p, const char *profile);
+
 /* python-api= decision for one registry function; false for unknown names. */
 bool sb_policy_api_allowed(const struct sb_policy *p, const char *qualname, const struct sb_rule_ref **hit);
 

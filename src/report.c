@@ -38,7 +38,7 @@
 
 enum fam {
 	F_FILE_READ, F_FILE_WRITE, F_UNIX, F_EXEC, F_NET_CONNECT, F_NET_BIND,
-	F_PROCESS, F_ENV, F_IMPORT, F_API, F_DNS, F__COUNT
+	F_PROCESS, F_ENV, F_IMPORT, F_API, F_DNS, F_EVAL, F__COUNT
 };
 
 struct family {
@@ -69,6 +69,8 @@ static const struct family families[F__COUNT] = {
 		    "python-api=ALLOW:module.function (or its category)" },
 	[F_DNS] = { "dns", "Dns", "A host name was resolved that no net= rule can allow",
 		    "net=ALLOW|PROTO|HOST|PORT|OUT" },
+	[F_EVAL] = { "eval", "Eval", "Evaluated code (eval, exec, compile) used a construct no eval-* rule allows",
+		     "eval-syntax=NODE (or eval-call=, eval-attribute=, eval-import=, eval-magic=)" },
 };
 
 static enum fam family_of(const struct sb_event *ev)
@@ -84,6 +86,7 @@ static enum fam family_of(const struct sb_event *ev)
 	case SB_EV_IMPORT: return F_IMPORT;
 	case SB_EV_API: return F_API;
 	case SB_EV_DNS: return F_DNS;
+	case SB_EV_EVAL: return F_EVAL;
 	}
 	return F_FILE_READ;
 }

@@ -70,13 +70,16 @@ def _install_eval_guard(agent: _agent.Agent) -> None:
     sub-language when eval-* rules are present (the guard then takes the
     builtins over from the API guard)."""
     section = agent.rules.get("eval") or {}
-    if not section.get("present"):
-        return  # no eval-* rule: the API guard's dynamic-code doors decide alone
-    from . import evalguard, exceptions
-
     api_rules = agent.rules.get("api") or {}
     allowed = all((api_rules.get(q) or {}).get("allow") is True
                   for q in ("builtins.eval", "builtins.exec", "builtins.compile"))
+    # Learning runs evaluations in the widened sub-language and reports what
+    # they needed (reference §3), so that the learned file holds eval-* rules
+    # rather than the escape hatch python-api=ALLOW:builtins.eval.
+    if not section.get("present") and (agent.mode != "learn" or allowed):
+        return  # no eval-* rule: the API guard's dynamic-code doors decide alone
+    from . import evalguard, exceptions
+
     cats = agent.rules.get("categories") or {}
     evalguard.install(section, mode=agent.mode, dynamic_code_allowed=allowed,
                       send=agent.channel.send if agent.channel else None, exc=exceptions,

@@ -110,9 +110,17 @@ class RuleLines(unittest.TestCase):
         self.assertTrue(lines[4].startswith("eval-magic=__name__"))
 
     def test_context_sites_replace_eval_call(self):
+        lines = learn.rule_lines({"eval-syntax": {"Call"}}, context_sites=["tools.py:66"])
+        self.assertEqual(lines[1:], ["# eval-call not emitted: the namespace came from the call site",
+                                     "#   (tools.py:66). Set eval-namespace=closed to declare it here."])
+
+    def test_context_sites_keep_the_calls_of_bare_evaluations(self):
+        # Upstream drops eval-call here, and an enforced re-run then refuses
+        # len() in the bare eval() elsewhere.
         lines = learn.rule_lines({"eval-call": {"len"}}, context_sites=["tools.py:66"])
-        self.assertEqual(lines, ["# eval-call not emitted: the namespace came from the call site",
-                                 "#   (tools.py:66). Set eval-namespace=closed to declare it here."])
+        self.assertEqual(lines, ["# eval-call below is for the other evaluations: the namespace came from the call site",
+                                 "#   (tools.py:66). Set eval-namespace=closed to declare it here.",
+                                 "eval-call=len"])
 
     def test_named_profile_and_format_advice(self):
         lines = learn.rule_lines({"eval-attribute": {"format"}}, profile_name="llm")

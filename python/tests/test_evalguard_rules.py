@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import ast
+import os
 import unittest
+from pathlib import Path
 
 from evalguard_corpus import support
 from pysandboxes import evalguard, exceptions
@@ -14,6 +16,17 @@ def lines(*text):
 
 
 class ListKeys(unittest.TestCase):
+    def test_groups_match_the_c_side_list(self):
+        """The supervisor's parser and learner read rules/eval-syntax-groups.in:
+        a group that differs there would learn or accept other nodes."""
+        path = Path(os.environ.get("SB_TOP_SRCDIR", Path(__file__).resolve().parents[2]))
+        groups = {}
+        for line in (path / "rules" / "eval-syntax-groups.in").read_text().splitlines():
+            if line.strip() and not line.lstrip().startswith("#"):
+                name, *nodes = line.split()
+                groups[name] = tuple(nodes)
+        self.assertEqual(groups, rules.SYNTAX_GROUPS)
+
     def test_every_syntax_group_expands_to_its_nodes(self):
         for group, nodes in rules.SYNTAX_GROUPS.items():
             with self.subTest(group=group):

@@ -26,6 +26,17 @@ print(eval("[x for x in (1, 2)]"))
 """
 EXPECTED = "-3\n2\n[1, 2]\n"
 
+# A declared named profile, a caller-supplied namespace, and a refusal the
+# learned file must not lift (a frame walk is never learnable).
+PROGRAM2 = """\
+from pysandboxes.evalguard import guarded_eval
+print(guarded_eval("max([4, 7]) * 2", profile="calc"))
+ns = {"n": 5}
+print(eval("n.bit_length() + 1", ns))
+print(eval("sum([1, 2])"))
+"""
+EXPECTED2 = "14\n4\n3\n"
+
 
 def eval_block(text: str) -> str:
     m = re.search(r"# <learning_guard_eval>\n(.*?)# </learning_guard_eval>", text, re.S)
@@ -58,6 +69,47 @@ class EvalLearn(unittest.TestCase):
             r = sbtest.run_sb([f"--pysandboxes-config={learned}", "prog.py"], cwd=s.dir)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stdout, EXPECTED)
+
+
+    def test_named_profile_call_site_and_merge(self):
+        with sbtest.Scratch() as s:
+            base = (f"py-sandbox=true\nos-sandbox=none\npython-import=*\nexpose-ro={s.dir}\n"
+                    "eval-syntax:calc=Constant\neval-timeout=2s\n")
+            s.write("prog.py", PROGRAM2)
+            learned = s.dir / ".py-sandboxes"
+            learned.write_text(base)
+            r = sbtest.run_sb(["--learn", "prog.py"], cwd=s.dir)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, EXPECTED2)
+            text = learned.read_text()
+            self.assertIn("eval-call:calc=max\n", text)
+            self.assertRegex(text, r"(?m)^eval-syntax:calc=BinOp$")
+            self.assertRegex(text, r"(?m)^eval-syntax=BinOp$")
+            # The namespace at line 4 came from the caller: noted, not granted;
+            # the bare eval at line 5 still gets its builtin.
+            self.assertIn("#   (prog.py:4). Set eval-namespace=closed to declare it here.", text)
+            self.assertRegex(text, r"(?m)^eval-call=sum$")
+            self.assertRegex(text, r"(?m)^eval-attribute=bit_length\s+# ⚠ runtime-observed$")
+            self.assertNotRegex(text, r"(?m)^python-api=ALLOW:(dynamic-code|builtins\.)")
+            r = sbtest.run_sb(["prog.py"], cwd=s.dir)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, EXPECTED2)
+            # Learning again adds nothing: the file is left as it is.
+            before = learned.read_text()
+            r = sbtest.run_sb(["--learn", "prog.py"], cwd=s.dir)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(learned.read_text(), before)
+
+    def test_audit_lists_the_eval_lines(self):
+        with sbtest.Scratch() as s:
+            policy = s.policy(f"py-sandbox=true\nos-sandbox=none\npython-import=*\nexpose-ro={s.dir}\n"
+                              "eval-timeout=2s\n", name="audit")
+            s.write("prog.py", 'print(eval("2 ** 5"))\n')
+            r = sbtest.run_sb([f"--pysandboxes-config={policy}", "--audit", "--fail-on-violation", "prog.py"],
+                              cwd=s.dir)
+            self.assertEqual(r.returncode, 3, r.stderr)
+            self.assertEqual(r.stdout, "32\n")
+            self.assertIn("eval-syntax=BinOp", r.stderr)
 
 
 if __name__ == "__main__":

@@ -264,10 +264,10 @@ class ExitCodes(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr[-2000:])
         self.assertEqual(doc["summary"]["would_deny"] > 0, True, doc["summary"])
 
-    def test_fail_on_violation_exits_1(self) -> None:
+    def test_fail_on_violation_exits_3(self) -> None:
         p, doc = self.run_two(False, "--audit", "--fail-on-violation")
-        self.assertEqual(p.returncode, 1, p.stderr[-2000:])
-        self.assertEqual(doc["exit_status"], 1)
+        self.assertEqual(p.returncode, 3, p.stderr[-2000:])
+        self.assertEqual(doc["exit_status"], 3)
 
     def test_fail_on_violation_without_violation_exits_0(self) -> None:
         p, doc = self.run_two(True, "--audit", "--fail-on-violation")

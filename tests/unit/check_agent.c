@@ -125,6 +125,54 @@ START_TEST(agent_parse_messages)
 }
 END_TEST
 
+/* Eval reports: one event per token, in key order; a call site whose own
+ * namespace was honoured is an allowed event; anything a rule line could not
+ * hold safely refuses the whole message. */
+START_TEST(agent_parse_eval)
+{
+	struct collected c = { .n = 0 };
+	const char *ok = "{\"kind\":\"eval\",\"name\":\"eval:llm\",\"profile\":\"llm\",\"verdict\":\"would-deny\","
+			 "\"pyloc\":\"a.py:3 in f()\",\"context_site\":\"a.py:3\","
+			 "\"features\":{\"eval-call\":[\"len\"],\"eval-syntax\":[\"BinOp\",\"ListComp\"],"
+			 "\"eval-import\":[\"os.path\"],\"eval-magic\":[\"__name__\"]}}";
+	static const char *const bad[] = {
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\",\"features\":{\"eval-call\":[\"*\"]}}",
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\",\"features\":{\"eval-call\":[\"a\\npython-api=ALLOW:*\"]}}",
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\",\"features\":{\"eval-call\":[\"len, open\"]}}",
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\",\"features\":{\"eval-call\":[\"1x\"]}}",
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\",\"features\":{\"eval-import\":[\"os.\"]}}",
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\",\"features\":{\"eval-call\":[7]}}",
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\",\"features\":{\"eval-call\":\"len\"}}",
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\",\"features\":[\"len\"]}",
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"profile\":\"a=b\",\"verdict\":\"would-deny\",\"features\":{\"eval-call\":[\"len\"]}}",
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\",\"context_site\":\"\"}",
+	};
+
+	ck_assert_int_eq(sb_agent_parse_message(ok, strlen(ok), collect, &c), 6);
+	ck_assert_int_eq(c.n, 6);
+	ck_assert_int_eq(c.ev[0].kind, SB_EV_EVAL);
+	ck_assert_int_eq(c.ev[0].eval_key, SB_EVAL_SYNTAX);
+	ck_assert_str_eq(c.ev[0].name, "BinOp");
+	ck_assert_str_eq(c.ev[0].tip, "eval-syntax:llm=BinOp");
+	ck_assert_str_eq(c.ev[0].eval_profile, "llm");
+	ck_assert_int_eq(c.ev[0].verdict, SB_WOULD_DENY);
+	ck_assert_str_eq(c.ev[1].name, "ListComp");
+	ck_assert_int_eq(c.ev[2].eval_key, SB_EVAL_IMPORT);
+	ck_assert_str_eq(c.ev[2].tip, "eval-import:llm=os.path");
+	ck_assert_int_eq(c.ev[3].eval_key, SB_EVAL_CALL);
+	ck_assert_int_eq(c.ev[4].eval_key, SB_EVAL_MAGIC);
+	ck_assert_int_eq(c.ev[5].eval_key, SB_EVAL_CONTEXT_SITE);
+	ck_assert_str_eq(c.ev[5].name, "a.py:3");
+	ck_assert_int_eq(c.ev[5].verdict, SB_ALLOWED);
+	ck_assert_str_eq(c.ev[5].tip, "");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		c.n = 0;
+		ck_assert_msg(sb_agent_parse_message(bad[i], strlen(bad[i]), collect, &c) == -EINVAL, "%s", bad[i]);
+		ck_assert_int_eq(c.n, 0);
+	}
+}
+END_TEST
+
 START_TEST(agent_parse_details)
 {
 	struct collected c = { .n = 0 };
@@ -375,6 +423,7 @@ static Suite *agent_suite(void)
 
 	tcase_add_loop_test(tc, agent_loadable_options, 0, sizeof(loadable_cases) / sizeof(loadable_cases[0]));
 	tcase_add_loop_test(tc, agent_parse_messages, 0, sizeof(parse_cases) / sizeof(parse_cases[0]));
+	tcase_add_test(tc, agent_parse_eval);
 	tcase_add_test(tc, agent_parse_details);
 	tcase_add_test(tc, agent_parse_bounds);
 	tcase_add_test(tc, agent_prepare_no_py_sandbox);

@@ -177,6 +177,7 @@ static void parse_addr(const char *ip, int *family, uint8_t *addr)
  *   net tcp|udp out|in ADDR PORT
  *   dns NAME ADDR       a name the program resolved
  *   env NAME | imp MODULE | api QUALNAME CATEGORY | cat CATEGORY
+ *   eval PROFILE|- syntax|import|call|attribute|magic|site TOKEN
  *   why LOCATION        the Python location of the following operations ("-": none) */
 static void run_ops(struct sb_learn *l, const char *ops)
 {
@@ -212,6 +213,17 @@ static void run_ops(struct sb_learn *l, const char *ops)
 			ck_assert_int_eq(sb_learn_store_import(l, a, why), 0);
 		} else if (!strcmp(op, "api")) {
 			ck_assert_int_eq(sb_learn_store_api(l, a, sb_api_category_from_name(b), why), 0);
+		} else if (!strcmp(op, "eval")) {
+			static const char *const keys[SB_EVAL__COUNT] = {
+				"syntax", "import", "call", "attribute", "magic", "site",
+			};
+			int k = 0;
+
+			ck_assert_int_eq(n, 4);
+			while (k < SB_EVAL__COUNT && strcmp(keys[k], b))
+				k++;
+			ck_assert_int_lt(k, SB_EVAL__COUNT);
+			ck_assert_int_eq(sb_learn_store_eval(l, strcmp(a, "-") ? a : "", (enum sb_eval_key)k, c, why), 0);
 		} else if (!strcmp(op, "cat")) {
 			ck_assert_int_eq(sb_learn_store_category(l, sb_api_category_from_name(a), why), 0);
 		} else {
@@ -439,6 +451,65 @@ START_TEST(hostile_names_and_locations)
 	sb_diag_free(&d);
 	free(text);
 	free(file);
+	sb_learn_free(l);
+}
+END_TEST
+
+/* ---- eval ----------------------------------------------------------------- */
+
+static const struct eval_case {
+	const char *ops, *want;
+} eval_cases[] = {
+	/* A group only when every node of it was seen; groups first, sorted. */
+	{ "why p.py:1 in <module>()\neval - syntax BinOp\neval - syntax UnaryOp\neval - syntax Compare\n"
+	  "eval - syntax ListComp\neval - syntax SetComp\neval - syntax DictComp\neval - syntax GeneratorExp\n"
+	  "eval - syntax comprehension",
+	  "eval-syntax=arith, comprehension, Compare\n# why: p.py:1 in <module>()\n" },
+	/* Key order; runtime-observed keys marked; the f-string advice before format. */
+	{ "eval - magic __name__\neval - attribute split\neval - attribute format\neval - call sum\n"
+	  "eval - call len\neval - import json\neval - syntax Lambda",
+	  "eval-syntax=Lambda\neval-import=json\neval-call=len, sum\n"
+	  "# Prefer an f-string (f\"{x}\") to str.format(): its attribute reads are checked\n"
+	  "#   statically, where a format template is only checked at run time.\n"
+	  "eval-attribute=format, split                    # \u26a0 runtime-observed\n"
+	  "eval-magic=__name__                    # \u26a0 runtime-observed\n" },
+	/* A call site's own namespace: the comment, and eval-call only when
+	 * bare evaluations needed builtins. */
+	{ "eval - site tools.py:66\neval - syntax Call\neval llm call len\neval llm site t.py:3\neval llm site a.py:1",
+	  "eval-syntax=Call\n# eval-call not emitted: the namespace came from the call site\n"
+	  "#   (tools.py:66). Set eval-namespace=closed to declare it here.\n"
+	  "# eval-call below is for the other evaluations: the namespace came from the call site\n"
+	  "#   (a.py:1, t.py:3). Set eval-namespace=closed to declare it here.\neval-call:llm=len\n" },
+};
+
+START_TEST(eval_block_lines)
+{
+	struct sb_learn *l = learner(NULL, NULL, NULL);
+	char *text;
+
+	run_ops(l, eval_cases[_i].ops);
+	text = lines_of(l);
+	ck_assert_str_eq(text, eval_cases[_i].want);
+	free(text);
+	sb_learn_free(l);
+}
+END_TEST
+
+/* Tokens that a rule line could not hold are refused at the door. */
+START_TEST(eval_hostile_tokens)
+{
+	struct sb_learn *l = learner(NULL, NULL, NULL);
+	static const char *const bad[] = { "*", "a b", "len\neval-call=open", "1x", "", "a,b", "a=b" };
+	char *text;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_int_eq(sb_learn_store_eval(l, "", SB_EVAL_CALL, bad[i], NULL), -EINVAL);
+	ck_assert_int_eq(sb_learn_store_eval(l, "x=y", SB_EVAL_CALL, "len", NULL), -EINVAL);
+	ck_assert_int_eq(sb_learn_store_eval(l, "", SB_EVAL_CONTEXT_SITE, "a.py:1\neval-call=open", NULL), -EINVAL);
+	ck_assert_int_eq(sb_learn_store_eval(l, "", SB_EVAL__COUNT, "len", NULL), -EINVAL);
+	text = lines_of(l);
+	ck_assert_str_eq(text, "");
+	free(text);
 	sb_learn_free(l);
 }
 END_TEST
@@ -885,7 +956,8 @@ END_TEST
 static const char journal_ops[] =
 	"why a.py:1 in f()\nenv FOO\nwhy -\nr @D/data/a.txt\nw @D/out/x\nnet tcp out 10.1.2.3 5432\n"
 	"dns example.com 93.184.216.34\nnet tcp out 93.184.216.34 443\nimp requests\napi os.system process-exec\n"
-	"cat threads\nx /usr/bin/git";
+	"cat threads\nx /usr/bin/git\nwhy t.py:2 in g()\neval - syntax BinOp\neval llm call len\n"
+	"eval - site t.py:9";
 
 START_TEST(journal_replay_restores_everything)
 {
@@ -903,7 +975,7 @@ START_TEST(journal_replay_restores_everything)
 
 	l2 = project_learner(dir);
 	ck_assert_int_eq(sb_learn_replay(l2, jpath, &n), 0);
-	ck_assert_int_eq((int)n, 10);	/* one line per item */
+	ck_assert_int_eq((int)n, 13);	/* one line per item */
 	got = lines_of(l2);
 	ck_assert_str_eq(got, want);
 	free(got);
@@ -1312,6 +1384,8 @@ static Suite *learn_suite(void)
 	tcase_add_test(tc, reduce_and_spell);
 	tcase_add_test(tc, wrap_single_long_name);
 	tcase_add_test(tc, missing_module_lists_warn);
+	tcase_add_loop_test(tc, eval_block_lines, 0, (int)(sizeof(eval_cases) / sizeof(eval_cases[0])));
+	tcase_add_test(tc, eval_hostile_tokens);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("merge");
 	tcase_add_test(tc, merge_new_file_from_template);

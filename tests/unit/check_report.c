@@ -372,11 +372,21 @@ START_TEST(junit_one_case_per_family)
 	struct sb_report *r = report_at("out.xml");
 	char *x;
 
+	struct sb_event *ev = new_event(SB_EV_EVAL, SB_WOULD_DENY);
+
 	add_mixed(r);
+	/* An evaluated construct no eval-* rule allows: its own family. */
+	strcpy(ev->syscall, "eval");
+	strcpy(ev->name, "BinOp");
+	strcpy(ev->tip, "eval-syntax=BinOp");
+	sb_report_add(r, ev);
+	free(ev);
 	ck_assert_int_eq(sb_report_write(r, 1, ".py-sandboxes"), 0);
 	validate("out.xml");
 	x = slurp("out.xml");
-	ck_assert_ptr_nonnull(strstr(x, "<testsuites name=\"python-sb\" tests=\"11\" failures=\"4\""));
+	ck_assert_ptr_nonnull(strstr(x, "<testsuites name=\"python-sb\" tests=\"12\" failures=\"5\""));
+	ck_assert_ptr_nonnull(strstr(x, "<testcase name=\"eval\""));
+	ck_assert_ptr_nonnull(strstr(x, "eval-syntax=BinOp"));
 	ck_assert_ptr_nonnull(strstr(x, "<testcase name=\"file-read\""));
 	ck_assert_ptr_nonnull(strstr(x, "<testcase name=\"dns\" classname=\"python-sb.policy\" time=\"0\"/>"));
 	ck_assert_ptr_nonnull(strstr(x, "type=\"would-deny\""));

@@ -19,6 +19,7 @@ Namespaces (reference §7, ``eval-namespace``):
 """
 from __future__ import annotations
 
+import __future__
 import ast
 import builtins as _b
 import types
@@ -102,7 +103,8 @@ def _finish(comp: Compiled, tree, filename: str, mode: str, flags: int, optimize
             wrap_names: bool = False) -> None:
     try:
         if rewrite_it:
-            tree = rewrite.inject(tree, comp.profile.max_alloc, wrap_names)
+            tree = rewrite.inject(tree, comp.profile.max_alloc, wrap_names,
+                                  bool(flags & __future__.annotations.compiler_flag))
         comp.code = _orig_compile(tree, filename, mode, flags & ~_ONLY_AST, True, optimize)
         comp.trivial = not comp.code.co_names and not any(isinstance(c, types.CodeType)
                                                            for c in comp.code.co_consts)
@@ -401,6 +403,44 @@ def run_caller_mode(comp: Compiled, kind: str, g, l, frame, closure=None):
     return _orig_exec(comp.code, g, l)
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
+           ast.DictComp, ast.GeneratorExp)
+
+
+def _binds_top_level(text: str) -> bool:
+    """Does exec'd source bind a name in the namespace it runs in (an
+    assignment, def, class or import outside any function)?"""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)):
+            return True
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            return True
+        if not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _needs_caller_scope(comp: Compiled, kind: str, l, frame) -> bool:
+    """Learning: would this bare evaluation behave differently without the
+    caller's scope, which a guarded (adaptive) one does not see?  It reads a
+    name the caller's locals or globals hold, or an exec binds names there."""
+    a = comp.analysis
+    if a is None or frame is None:
+        return False
+    scope = l if l is not None else frame.f_locals
+    builtins_seen = guard_for(comp.profile, True).builtins
+    for name, _pos in a.free_calls + a.free_loads:
+        if (name in scope or name in frame.f_globals) and name not in builtins_seen:
+            return True
+    return kind == "exec" and _binds_top_level(comp.text)
+
+
 def evaluate(kind: str, source, g, l, frame, *, profile: Profile | None = None, names=None,
              wrapper: bool = False, closure=None):
     """A guarded eval()/exec() (kind "eval"/"exec") or guarded_eval() (kind
@@ -440,6 +480,13 @@ def evaluate(kind: str, source, g, l, frame, *, profile: Profile | None = None, 
     if not learn and (comp.soft or ctx):
         raise reject(comp.text, profile, comp.soft + ctx, frame)
     if caller_mode:
+        return run_caller_mode(comp, kind, g, l, frame, closure)
+    if (learn and g is None and not wrapper and profile.namespace == "adaptive" and kind in ("eval", "exec")
+            and not isinstance(source, types.CodeType) and _needs_caller_scope(comp, kind, l, frame)):
+        # Learning must not change what the program does: run it with the
+        # builtin's own scope, and have the learner write eval-namespace=caller.
+        state.reporter.caller_site(profile.name, frame)
+        comp = compile_source(src, kind, profile, learn, flags=flags, rewrite_it=False)
         return run_caller_mode(comp, kind, g, l, frame, closure)
     return run_compiled(comp, kind, g, l, frame, ctx, names=names, wrapper=wrapper, closure=closure)
 

@@ -97,6 +97,19 @@ class Reporter:
             msg["reason"] = reason
         _safe(self.send, msg)
 
+    def caller_site(self, profile_name: str, frame) -> None:
+        """A bare evaluation that reads or binds names of the caller's scope:
+        only ``eval-namespace=caller`` keeps that working (once per site)."""
+        if self.send is None:
+            return
+        msg = self._base(profile_name, "would-deny", frame)
+        site = msg.get("site")
+        if not site or ("caller", profile_name, site) in self.sent:
+            return
+        self.sent.add(("caller", profile_name, site))
+        msg["caller_site"] = site
+        _safe(self.send, msg)
+
     def context(self, profile_name: str, frame, findings: list[dict]) -> None:
         if self.send is None or not findings:
             return
@@ -144,9 +157,11 @@ def rule_lines(features: dict, profile_name: str = "", context_sites=()) -> list
     for key in KEYS:
         tokens = set(features.get(key, ()))
         if key == "eval-call" and context_sites:
-            lines.append("# eval-call not emitted: the namespace came from the call site")
+            # Upstream drops the eval-call line here; bare evaluations elsewhere
+            # still need it, so it follows the comment when tokens were seen.
+            lines.append("# eval-call below is for the other evaluations: the namespace came from the call site"
+                         if tokens else "# eval-call not emitted: the namespace came from the call site")
             lines.append(f"#   ({', '.join(sorted(context_sites))}). Set eval-namespace=closed to declare it here.")
-            continue
         if not tokens:
             continue
         if key == "eval-attribute" and tokens & {"format", "format_map"}:

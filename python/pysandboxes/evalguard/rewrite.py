@@ -57,9 +57,29 @@ def _small(value) -> bool:
 
 
 class Injector(ast.NodeTransformer):
-    def __init__(self, max_alloc: int, wrap_names: bool = False) -> None:
+    def __init__(self, max_alloc: int, wrap_names: bool = False, lazy_annotations: bool = False) -> None:
         self.max_alloc = max_alloc
         self.wrap_names = wrap_names
+        # ``from __future__ import annotations``: annotations are kept as their
+        # source text and never evaluated, so a rewrite would only show up in
+        # ``__annotations__`` (``'__sb_cap__(x)'`` instead of ``'x'``).
+        self.lazy_annotations = lazy_annotations
+
+    def _visit_skipping(self, node, field: str):
+        """generic_visit without descending into `field` (a lazy annotation)."""
+        if not self.lazy_annotations:
+            return self.generic_visit(node)
+        kept = getattr(node, field)
+        setattr(node, field, None)
+        self.generic_visit(node)
+        setattr(node, field, kept)
+        return node
+
+    def visit_arg(self, node: ast.arg):
+        return self._visit_skipping(node, "annotation")
+
+    def visit_AnnAssign(self, node: ast.AnnAssign):
+        return self._visit_skipping(node, "annotation")
 
     # -- reads ---------------------------------------------------------------
 
@@ -151,7 +171,7 @@ class Injector(ast.NodeTransformer):
         return node
 
     def _function(self, node):
-        self.generic_visit(node)
+        self._visit_skipping(node, "returns")
         body = node.body
         head = [body[0]] if body and _is_docstring(body[0]) else []
         rest = body[len(head):] or [ast.Pass()]
@@ -194,10 +214,12 @@ class Injector(ast.NodeTransformer):
         return ast.copy_location(ast.FormattedValue(value=call, conversion=-1, format_spec=None), node)
 
 
-def inject(tree: ast.AST, max_alloc: int, wrap_names: bool = False) -> ast.AST:
+def inject(tree: ast.AST, max_alloc: int, wrap_names: bool = False, lazy_annotations: bool = False) -> ast.AST:
     """Rewrite `tree` in place (it must have passed phase 1) and return it.
 
     wrap_names: pass every name read through ``__sb_cap__`` (code that runs
-    in a namespace the caller supplied, whose values were never mapped)."""
-    tree = Injector(max_alloc, wrap_names).visit(tree)
+    in a namespace the caller supplied, whose values were never mapped).
+    lazy_annotations: the code is compiled under ``from __future__ import
+    annotations``; its annotations are left as written."""
+    tree = Injector(max_alloc, wrap_names, lazy_annotations).visit(tree)
     return ast.fix_missing_locations(tree)
