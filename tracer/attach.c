@@ -46,6 +46,7 @@
 #include "learn.h"
 #include "log.h"
 #include "pyframes.h"
+#include "pymodules.h"
 
 #define SB_A_OPTIONS                                                                            \
 	(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |  \
@@ -319,6 +320,18 @@ static void print_exit(struct sb_actx *c, pid_t tid, int status)
 
 /* ---- events -------------------------------------------------------------------------------- */
 
+static void log_event(struct sb_actx *c, const struct sb_event *ev)
+{
+	int len;
+
+	if (c->o->log_fd < 0)
+		return;
+	len = c->logline ? sb_event_to_json(ev, c->logline, SB_LOG_LINE_MAX) : -ENOMEM;
+	/* A full disk loses a log line, counted; never the call. */
+	if (len <= 0 || write(c->o->log_fd, c->logline, (size_t)len) != len)
+		c->st.log_lost++;
+}
+
 static void emit_event(struct sb_actx *c, struct sb_acall *call, int64_t rval, bool is_error)
 {
 	const struct sb_attach_opts *o = c->o;
@@ -341,12 +354,7 @@ static void emit_event(struct sb_actx *c, struct sb_acall *call, int64_t rval, b
 		if (len > 0)
 			out_write(c, buf, (size_t)len);
 	}
-	if (o->log_fd >= 0) {
-		len = c->logline ? sb_event_to_json(ev, c->logline, SB_LOG_LINE_MAX) : -ENOMEM;
-		/* A full disk loses a log line, counted; never the call. */
-		if (len <= 0 || write(o->log_fd, c->logline, (size_t)len) != len)
-			c->st.log_lost++;
-	}
+	log_event(c, ev);
 	if (o->learn) {
 		enum sb_verdict keep = ev->verdict;
 
@@ -358,6 +366,117 @@ static void emit_event(struct sb_actx *c, struct sb_acall *call, int64_t rval, b
 		sb_learn_record(o->learn, ev);
 		ev->verdict = keep;
 	}
+}
+
+/* ---- modules imported before the attach ------------------------------------------------------- */
+
+/* Never judged by the agent nor the supervisor (python/pysandboxes/guards/
+ * imports.py CORE, src/sup_attr.c): not worth a rule. */
+static bool never_judged(const char *name)
+{
+	static const char *const core[] = { "sys", "builtins", "warnings", "_io", "asyncio", "tokenize",
+					     "__main__", "encodings", "pysandboxes", NULL };
+
+	for (const char *const *m = core; *m; m++)
+		if (!strcmp(*m, name))
+			return true;
+	return false;
+}
+
+static void import_event(struct sb_actx *c, struct sb_event *ev)
+{
+	const struct sb_attach_opts *o = c->o;
+
+	ev->verdict = o->learn_policy && sb_policy_import_allowed(o->learn_policy, ev->name) ? SB_ALLOWED
+											     : SB_WOULD_DENY;
+	snprintf(ev->tip, sizeof(ev->tip), "python-import=%s", ev->name);
+	log_event(c, ev);
+	sb_learn_record(o->learn, ev);
+}
+
+/* A module's file as an open for reading would report it: canonical, as
+ * seen from here (as attach_judge.c sees paths), relative ones from the
+ * process's current directory.  A file that is gone is not an access. */
+static void file_event(struct sb_actx *c, struct sb_event *ev, pid_t tgid, const char *file)
+{
+	const struct sb_attach_opts *o = c->o;
+	char *joined = NULL, *canon;
+
+	if (file[0] != '/') {
+		char link[64], cwd[PATH_MAX];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tgid);
+		if ((n = readlink(link, cwd, sizeof(cwd) - 1)) <= 0)
+			return;
+		cwd[n] = '\0';
+		if (asprintf(&joined, "%s/%s", cwd, file) < 0)
+			return;
+		file = joined;
+	}
+	canon = realpath(file, NULL);
+	free(joined);
+	if (!canon)
+		return;
+	if (strlen(canon) < sizeof(ev->path)) {
+		snprintf(ev->path, sizeof(ev->path), "%s", canon);
+		ev->verdict = o->learn_policy && sb_policy_check_path(o->learn_policy, ev->path, strlen(ev->path),
+								      SB_ACC_READ, NULL) == SB_PATH_ALLOW
+				      ? SB_ALLOWED : SB_WOULD_DENY;
+		log_event(c, ev);
+		sb_learn_record(o->learn, ev);
+	}
+	free(canon);
+}
+
+/* What an attached learner cannot see as calls: what process tgid imported
+ * before the attach (its start-up, the program's own imports) and the files
+ * those modules came from (the main script among them), read from its
+ * sys.modules; read again before the detach, for the modules imported
+ * meanwhile that opened no file (builtin and frozen ones).  One import event
+ * per top-level name, as the agent reports them, and one read per module
+ * file, as the open that loaded it would have been reported: the learner
+ * generalises them as it does those.  Not Python, not initialised, or
+ * unreadable: nothing is recorded.  (When attached, the threads were just
+ * interrupted and the loop has not restarted them: the dicts hold still
+ * while they are read.) */
+static void learn_modules(struct sb_actx *c, pid_t tgid, const char *when)
+{
+	struct sb_pymodules *m = NULL;
+	struct sb_event *ev;
+
+	if (!c->o->learn || sb_pymodules_read(tgid, &m) != 0)
+		return;
+	if ((ev = calloc(1, sizeof(*ev))) != NULL) {
+		clock_gettime(CLOCK_REALTIME, &ev->ts);
+		ev->pid = ev->tid = tgid;
+		ev->nr = -1;
+		ev->kind = SB_EV_IMPORT;
+		ev->category = -1;
+		snprintf(ev->syscall, sizeof(ev->syscall), "import");
+		snprintf(ev->pyloc, sizeof(ev->pyloc), "in sys.modules %s", when);
+		for (size_t i = 0; i < m->n; i++) {
+			if (never_judged(m->name[i]))
+				continue;
+			snprintf(ev->name, sizeof(ev->name), "%s", m->name[i]);
+			import_event(c, ev);
+		}
+		ev->kind = SB_EV_PATH;
+		ev->name[0] = ev->tip[0] = '\0';
+		ev->access = SB_ACC_READ;
+		ev->syscall[0] = '\0';	/* no call: the log says so as for the agent's events */
+		snprintf(ev->pyloc, sizeof(ev->pyloc), "a module's __file__ in sys.modules %s", when);
+		for (size_t i = 0; i < m->n_files; i++)
+			file_event(c, ev, tgid, m->file[i]);
+		free(ev);
+	}
+	sb_pymodules_free(m);
+}
+
+static void learn_all_modules(struct sb_actx *c, const char *when)
+{
+	for (size_t i = 0; i < c->n_tgids; i++)
+		learn_modules(c, c->tgids[i], when);
 }
 
 /* ---- syscall stops --------------------------------------------------------------------------- */
@@ -782,8 +901,10 @@ static int loop(struct sb_actx *c)
 		pid_t pid;
 
 		/* Looked at after every stop: one vDSO clock read. */
-		if (!c->detaching && want_stop(c))
+		if (!c->detaching && want_stop(c)) {
+			learn_all_modules(c, "at the detach");
 			begin_detach(c);
+		}
 		if (c->no_info && !c->detaching)
 			begin_detach(c);
 		if (c->detaching && ms_since(&c->detach_start) >= SB_A_DETACH_MS)
@@ -893,10 +1014,12 @@ int sb_attach_run(const struct sb_attach_opts *o, int *status_out)
 	sigaction(SIGCHLD, &dfl, &old_sa);
 
 	rc = attach_all(&c, info);
-	if (rc)
+	if (rc) {
 		undo(&c);
-	else
+	} else {
+		learn_all_modules(&c, "when attached");
 		rc = loop(&c);
+	}
 
 	while (sigtimedwait(&chld, NULL, &zero) == SIGCHLD)
 		;	/* no stale SIGCHLD for the caller's handler */

@@ -21,7 +21,9 @@ tests_unit_attach_driver_LDADD = tracer/libsbattach.a $(SB_LIBS) $(SB_EXT_LIBS)
 
 ATTACH_TESTS = tests/integration/attach-trace.py tests/integration/attach-threads.py \
 	tests/integration/attach-fork.py tests/integration/attach-policy.py \
-	tests/integration/attach-learn.py tests/integration/attach-errors.py
+	tests/integration/attach-learn.py tests/integration/attach-errors.py \
+	tests/integration/attach-learn-imports.py
 TESTS += $(ATTACH_TESTS)
-EXTRA_DIST += $(ATTACH_TESTS) tests/integration/attachlib.py tests/targets/attach_loop.py
+EXTRA_DIST += $(ATTACH_TESTS) tests/integration/attachlib.py tests/targets/attach_loop.py \
+	tests/targets/attach_imports/main.py tests/targets/attach_imports/attach_imports_local.py
 # doc/attach.md is distributed by doc/doc.mk (doc/*.md).

@@ -4,7 +4,8 @@ tracer_libsbtracer_a_SOURCES = tracer/pyframes.h tracer/pyproc.h \
 	tracer/mem.c tracer/mem.h tracer/elf.c tracer/sbelf.h \
 	tracer/pyversion.c tracer/pyversion.h tracer/pydecode.c tracer/pydecode.h \
 	tracer/pyruntime.c tracer/pyframes.c tracer/pyclassify.c tracer/pyloc.c \
-	tracer/native.c tracer/native.h tracer/stackdump.c
+	tracer/native.c tracer/native.h tracer/stackdump.c \
+	tracer/pymodules.c tracer/pymodules.h
 
 # Unit tests: decoders, debug-offset validation, the walker on forged memory.
 check_PROGRAMS += tests/unit/check_tracer
@@ -13,6 +14,13 @@ tests_unit_check_tracer_SOURCES = tests/unit/check_tracer.c
 tests_unit_check_tracer_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 # Only the tracer library: these tests must not wait for other areas to build.
 tests_unit_check_tracer_LDADD = tracer/libsbtracer.a $(SB_EXT_LIBS) $(CHECK_LIBS)
+
+# sys.modules read from outside (pymodules.c), on forged runtimes and a real one.
+check_PROGRAMS += tests/unit/check_pymodules
+TESTS += tests/unit/check_pymodules
+tests_unit_check_pymodules_SOURCES = tests/unit/check_pymodules.c
+tests_unit_check_pymodules_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_pymodules_LDADD = tracer/libsbtracer.a $(SB_EXT_LIBS) $(CHECK_LIBS)
 
 # Helper of the integration tests: prints a live process's stacks as JSON.
 check_PROGRAMS += tests/unit/pystack_dump
