@@ -66,6 +66,7 @@ struct sb_event {
 	struct timespec ts;
 	pid_t pid, tid;
 	int nr;				/* syscall number, -1 for agent events */
+	char comm[16];			/* the thread's name (/proc/TID/comm) when known, else "" */
 	char syscall[24];		/* "openat", "connect", ... */
 	enum sb_event_kind kind;
 	enum sb_verdict verdict;

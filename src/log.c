@@ -11,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -66,6 +67,27 @@ const char *sb_event_kind_name(enum sb_event_kind kind)
 	case SB_EV_EVAL: return "eval";
 	}
 	return "unknown";
+}
+
+int sb_event_fill_comm(struct sb_event *ev)
+{
+	char path[48];
+	ssize_t n;
+	int fd;
+
+	ev->comm[0] = '\0';
+	if (ev->tid <= 0)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)ev->tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = read(fd, ev->comm, sizeof(ev->comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -errno : -ENODATA;
+	ev->comm[n] = '\0';
+	ev->comm[strcspn(ev->comm, "\n")] = '\0';
+	return 0;
 }
 
 static const char *verdict_name(enum sb_verdict v)
@@ -675,6 +697,10 @@ int sb_event_to_json(const struct sb_event *ev, char *buf, size_t cap)
 	out_f(&o, "{\"version\":%d,\"time\":", SB_LOG_SCHEMA_VERSION);
 	out_time(&o, &ev->ts);
 	out_f(&o, ",\"pid\":%ld,\"tid\":%ld", (long)ev->pid, (long)ev->tid);
+	if (ev->comm[0]) {
+		out_s(&o, ",\"comm\":");
+		out_jstr(&o, ev->comm);
+	}
 	out_s(&o, ",\"syscall\":");
 	out_jstr(&o, ev->syscall);
 	if (ev->nr >= 0)

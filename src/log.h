@@ -44,6 +44,10 @@ int sb_event_refusal_text(const struct sb_event *ev, char *buf, size_t cap);
  * Returns the length or -ENOSPC. */
 int sb_event_tip(const struct sb_event *ev, char *buf, size_t cap);
 
+/* Fill ev->comm from /proc/TID/comm (a host tid).  Off the hot path: the
+ * thread may be gone by then (-ENOENT, comm stays ""). */
+int sb_event_fill_comm(struct sb_event *ev);
+
 /* Names used in both the log and the rule files. */
 const char *sb_api_category_name(int cat);		/* "process-exec", ... or NULL */
 int sb_api_category_from_name(const char *name);	/* enum sb_api_category or -1 */

@@ -69,6 +69,7 @@ static void on_event(const struct sb_event *ev, void *data)
 	/* Serialised by event_lock; an event with long, escaped paths needs the
 	 * full SB_LOG_LINE_MAX, too big for a thread's stack. */
 	static char buf[SB_LOG_LINE_MAX];
+	static struct sb_event named;
 	struct run *r = data;
 	int len;
 
@@ -76,6 +77,13 @@ static void on_event(const struct sb_event *ev, void *data)
 	if (ev->verdict != SB_ALLOWED)
 		r->denials++;
 	if (r->log_fd >= 0) {
+		/* The supervisor's tids are ours (host) to look up; the agent's are
+		 * its interpreter's, in a layer's pid namespace maybe: left out. */
+		if (ev->nr >= 0 && !ev->comm[0]) {
+			named = *ev;
+			(void)sb_event_fill_comm(&named);
+			ev = &named;
+		}
 		len = sb_event_to_json(ev, buf, sizeof(buf));
 		/* A full disk must not stop the program: a lost log line is counted,
 		 * the decision itself was already made. */

@@ -76,14 +76,19 @@ class Roundtrip(unittest.TestCase):
                 self.assertIn("python-api=ALLOW:threads", lines)
                 self.assertIn("python-api=ALLOW:process-exec", lines)
 
-                written = set()
+                written, comms = set(), set()
                 for raw in log.read_text().splitlines():
                     ev = json.loads(raw)   # one object per line, always
                     self.assertEqual(ev["version"], 1)
+                    if "comm" in ev:
+                        self.assertLessEqual(len(ev["comm"]), 15, ev)
+                        comms.add(ev["comm"])
                     if ev["kind"] == "path" and "write" in ev["intent"]:
                         written.add(ev["object"])
                 want = {str(s.dir / "work" / n / f"f{j}") for n in names for j in range(FILES)}
                 self.assertFalse(want - written, f"missing from the log: {sorted(want - written)[:5]}")
+                # The thread's name, read from /proc while the thread lives.
+                self.assertTrue(any(c.startswith("python") for c in comms), comms)
             finally:
                 if log.exists():
                     log.unlink()
