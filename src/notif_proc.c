@@ -13,18 +13,31 @@
  * supervisor as si_pid).  setpriority/prlimit64 on another sandboxed process
  * are CONTINUEd: reuse within that window would need the pid space to wrap
  * around in microseconds, and they need `process-control` in the first place.
+ *
+ * Under a layer with a pid namespace (unshare, bwrap, firejail) the pids a
+ * program passes are its namespace's, while every check here (/proc, pidfds,
+ * the sandbox's parent chain) speaks the supervisor's.  Each pid argument is
+ * translated first (pidns_to_host); one that names nobody in the program's
+ * namespace fails with ESRCH, as the kernel itself would answer, and never
+ * reaches a check under its face value.  A CONTINUEd call is run by the
+ * kernel in the program's namespace, where the pid names the very process
+ * that was checked.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -88,13 +101,173 @@ int sb_handle_personality(struct sb_notif *n)
 	return 0;
 }
 
+/* ---- the program's pid namespace ---------------------------------------------------- */
+
+#ifndef NS_GET_PID_FROM_PIDNS
+/* Linux 6.11: the pid `arg` of the namespace the nsfs fd names, as the
+ * caller's namespace sees it. */
+# define NS_GET_PID_FROM_PIDNS _IOR(0xb7, 0x6, int)
+#endif
+
+struct pidns {
+	int fd;			/* the target's pid namespace (nsfs), -1 when it is ours */
+	dev_t dev;
+	ino_t ino;
+};
+
+static void pidns_close(struct pidns *ns)
+{
+	if (ns->fd >= 0)
+		close(ns->fd);
+	ns->fd = -1;
+}
+
+/* The pid namespace the calling thread lives in, when it is not ours. */
+static int pidns_open(struct sb_notif *n, struct pidns *ns)
+{
+	char path[64];
+	struct stat a, b;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)n->req->pid);
+	ns->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (ns->fd < 0)
+		return -ESRCH;
+	if (fstat(ns->fd, &a) != 0 || stat("/proc/self/ns/pid", &b) != 0)
+		rc = -errno;
+	/* The tid may name another thread since the notification (reuse). */
+	if (rc == 0)
+		rc = sb_notif_valid(n);
+	if (rc || (a.st_dev == b.st_dev && a.st_ino == b.st_ino)) {
+		pidns_close(ns);
+		return rc;
+	}
+	ns->dev = a.st_dev;
+	ns->ino = a.st_ino;
+	return 0;
+}
+
+/* Can this kernel translate with NS_GET_PID_FROM_PIDNS?  Probed once on our
+ * own pid, because a missing pid answers ENOTTY instead of ESRCH on 6.11 to
+ * 6.18 kernels before the fix, which looks like "no such ioctl". */
+static bool pidns_ioctl_works(void)
+{
+	static atomic_int known;	/* 0 unknown, 1 yes, 2 no */
+	int v = atomic_load(&known), fd;
+
+	if (v)
+		return v == 1;
+#ifdef SB_TEST_WIDEN
+	/* Test-only binary: take the /proc walk older kernels need. */
+	if (getenv("SB_TEST_PIDNS_WALK") && *getenv("SB_TEST_PIDNS_WALK")) {
+		atomic_store(&known, 2);
+		return false;
+	}
+#endif
+	v = 2;
+	fd = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (ioctl(fd, NS_GET_PID_FROM_PIDNS, (unsigned long)getpid()) == getpid())
+			v = 1;
+		close(fd);
+	}
+	atomic_store(&known, v);
+	return v == 1;
+}
+
+/* Kernels before 6.11: the task of our /proc whose innermost pid (NSpid) is
+ * `pid` and whose pid namespace is the target's.  Slow, and only for
+ * signals and priorities aimed at other processes. */
+static int pidns_walk(const struct pidns *ns, pid_t pid, pid_t *out)
+{
+	DIR *procs = opendir("/proc");
+	struct dirent *de;
+	int rc = -ESRCH;
+
+	if (!procs)
+		return -errno;
+	while (rc == -ESRCH && (de = readdir(procs))) {
+		char path[64];
+		struct stat st;
+		DIR *tasks;
+		struct dirent *te;
+		int p = atoi(de->d_name);
+
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", p);
+		if (p <= 0 || stat(path, &st) != 0 || st.st_dev != ns->dev || st.st_ino != ns->ino)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task", p);
+		tasks = opendir(path);
+		while (tasks && (te = readdir(tasks))) {
+			struct sb_proc_ids ids;
+			pid_t t = (pid_t)atoi(te->d_name);
+
+			if (t > 0 && sb_proc_status(t, &ids) == 0 && ids.ns_tid == pid) {
+				*out = t;
+				rc = 0;
+				break;
+			}
+		}
+		if (tasks)
+			closedir(tasks);
+	}
+	closedir(procs);
+	return rc;
+}
+
+/* `pid` (> 0) as the target passed it, in the supervisor's namespace. */
+static int pidns_to_host(const struct pidns *ns, pid_t pid, pid_t *out)
+{
+	long host;
+
+	if (ns->fd < 0 || pid <= 0) {
+		*out = pid;
+		return 0;
+	}
+	if (!pidns_ioctl_works())
+		return pidns_walk(ns, pid, out);
+	host = ioctl(ns->fd, NS_GET_PID_FROM_PIDNS, (unsigned long)pid);
+	if (host <= 0)
+		return -ESRCH;	/* ESRCH, or ENOTTY (above): nobody there */
+	*out = (pid_t)host;
+	return 0;
+}
+
+/* Translate one pid argument of the notified call; on failure answer it
+ * (ESRCH: that pid names nobody the program could reach) and return false. */
+static bool host_pid(struct sb_notif *n, pid_t pid, pid_t *out)
+{
+	struct pidns ns;
+	int rc = pidns_open(n, &ns);
+
+	if (rc == 0)
+		rc = pidns_to_host(&ns, pid, out);
+	pidns_close(&ns);
+	if (rc) {
+		n->ev->kind = SB_EV_PROC;
+		sb_notif_fail(n, ESRCH);
+		return false;
+	}
+	return true;
+}
+
+/* Is `pid` (ours) the caller's own process or one of its threads? */
+static bool own_host_pid(struct sb_notif *n, pid_t pid)
+{
+	pid_t tgid;
+
+	if (sb_notif_tgid(n, &tgid))
+		return false;
+	return pid == tgid || pid == (pid_t)n->req->pid || syscall(SYS_tgkill, tgid, pid, 0) == 0;
+}
+
 /* ---- setpriority, prlimit64 ------------------------------------------------------ */
 
-/* Whom the call touches: the caller itself (0), another sandboxed process
- * (1), or someone outside (2). */
+/* Whom the call touches (pid in our namespace): the caller itself (0),
+ * another sandboxed process (1), or someone outside (2). */
 static int reach(struct sb_notif *n, pid_t pid)
 {
-	if (pid == 0 || sb_notif_own_pid(n, pid))
+	if (pid == 0 || own_host_pid(n, pid))
 		return 0;
 	return sb_sup_in_sandbox(n->sup, pid) ? 1 : 2;
 }
@@ -115,6 +288,7 @@ static int outside(struct sb_notif *n)
 int sb_handle_prio(struct sb_notif *n)
 {
 	const struct seccomp_data *d = &n->req->data;
+	pid_t pid;
 	int r;
 
 	if (d->nr == __SNR_setpriority) {
@@ -124,10 +298,15 @@ int sb_handle_prio(struct sb_notif *n)
 		 * the user. */
 		if (which != PRIO_PROCESS)
 			return outside(n);
-		r = reach(n, (pid_t)d->args[1]);
+		pid = (pid_t)d->args[1];
 	} else {
-		r = reach(n, (pid_t)d->args[0]);
+		pid = (pid_t)d->args[0];
 	}
+	if (pid < 0)
+		return outside(n);	/* names nobody; refused as before */
+	if (!host_pid(n, pid, &pid))
+		return 0;
+	r = reach(n, pid);
 	if (r == 0) {
 		n->log = false;
 		sb_notif_continue(n);	/* the caller itself: a register decision */
@@ -191,15 +370,28 @@ static int send_checked(struct sb_notif *n, const struct sig_req *r, int pidfd)
 	return 0;
 }
 
-static int sig_other(struct sb_notif *n, const struct sig_req *r)
+static int sig_other(struct sb_notif *n, struct sig_req *r)
 {
 	pid_t whom = r->tid ? r->tid : r->pid;
+	struct sb_proc_ids ids;
 	int pidfd, rc;
 
 	pidfd = (int)syscall(SYS_pidfd_open, whom, r->tid ? PIDFD_THREAD : 0);
 	if (pidfd < 0) {
 		sb_notif_fail(n, errno == EINVAL ? ESRCH : errno);
 		return 0;
+	}
+	if (r->tid) {
+		/* The thread's own process decides, not the tgid argument: tgkill
+		 * of a sandboxed pid with a thread of python-sb must not pass.
+		 * Read after the pidfd pins the thread: a tid reused since then
+		 * leaves the pidfd on a dead thread, which sending fails. */
+		if (sb_proc_status(r->tid, &ids) || (r->pid && ids.tgid != r->pid)) {
+			close(pidfd);
+			sb_notif_fail(n, ESRCH);	/* as tgkill answers a wrong pair */
+			return 0;
+		}
+		r->pid = ids.tgid;
 	}
 	if (!sb_sup_in_sandbox(n->sup, r->pid)) {
 		close(pidfd);
@@ -276,13 +468,14 @@ static int handle_pidfd_signal(struct sb_notif *n)
 		sb_notif_fail_resolve(n, rc);
 		return 0;
 	}
+	/* r.pid comes from our own fdinfo: already in our pid namespace. */
 	n->ev->kind = SB_EV_PROC;
-	if (!sb_notif_own_pid(n, r.pid) && !sb_sup_in_sandbox(n->sup, r.pid)) {
+	if (!own_host_pid(n, r.pid) && !sb_sup_in_sandbox(n->sup, r.pid)) {
 		close(fd);
 		return outside(n);
 	}
 	n->ev->category = SB_API_PROCESS_CONTROL;
-	if (!sb_notif_own_pid(n, r.pid) && !sb_policy_api_granted(n->policy, SB_API_PROCESS_CONTROL) &&
+	if (!own_host_pid(n, r.pid) && !sb_policy_api_granted(n->policy, SB_API_PROCESS_CONTROL) &&
 	    sb_notif_refuse(n, EPERM, NULL, NULL)) {
 		close(fd);
 		return 0;
@@ -297,6 +490,23 @@ static int handle_pidfd_signal(struct sb_notif *n)
 	return 0;
 }
 
+/* The pids of a decoded signal, from the target's namespace into ours
+ * (kill(-1) and kill(0) name no pid).  False when answered (ESRCH). */
+static bool sig_to_host(struct sb_notif *n, struct sig_req *r)
+{
+	struct pidns ns;
+	int rc = pidns_open(n, &ns);
+
+	if (rc == 0 && r->pid > 0)
+		rc = pidns_to_host(&ns, r->pid, &r->pid);
+	if (rc == 0 && r->tid > 0)
+		rc = pidns_to_host(&ns, r->tid, &r->tid);
+	pidns_close(&ns);
+	if (rc)
+		sb_notif_fail(n, ESRCH);
+	return rc == 0;
+}
+
 int sb_handle_kill(struct sb_notif *n)
 {
 	struct sig_req r;
@@ -309,6 +519,8 @@ int sb_handle_kill(struct sb_notif *n)
 	n->ev->kind = SB_EV_PROC;
 	if (sb_notif_tgid(n, &tgid))
 		return -ESRCH;
+	if (!sig_to_host(n, &r))
+		return 0;
 	/* The caller's own process (raise, pthread_kill, abort): CONTINUE, a
 	 * register decision; the thread group cannot change while the caller
 	 * waits in this call. */
@@ -321,7 +533,9 @@ int sb_handle_kill(struct sb_notif *n)
 		return outside(n);	/* our shared process group, or everyone */
 	if (r.group) {
 		/* A group led by a sandboxed process (start_new_session): its
-		 * members are ours.  Never the group we share with the CLI. */
+		 * members are ours.  Never the group we share with the CLI.
+		 * CONTINUE: the kernel signals the group in the program's pid
+		 * namespace, where the number names the leader checked here. */
 		if (r.pid == getpgrp() || !sb_sup_in_sandbox(n->sup, r.pid))
 			return outside(n);
 		return api_decide(n, SB_API_PROCESS_CONTROL, EPERM);

@@ -2,7 +2,9 @@
  * §6.2 "firejail", anchors §2.5).  Firejail hides by blacklisting and
  * whitelisting top-level directories rather than building a fresh root: a
  * top directory holding an exposure is whitelisted entry by entry (firejail
- * mounts a tmpfs over it), any other top directory is blacklisted. */
+ * mounts a tmpfs over it), any other top directory is blacklisted.  For
+ * firejail the directories of /usr are top directories too (/usr/bin,
+ * /usr/lib): they cannot be whitelisted themselves, only what lies in them. */
 #include "config.h"
 
 #include <dirent.h>
@@ -33,9 +35,19 @@ static bool holds_mount(const struct osl_mount *m, size_t n, const char *top)
 	return false;
 }
 
+/* Is `path` inside (or at) a bind of the list: exposed whole? */
+static bool covered(const struct osl_mount *m, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((m[i].kind == OSL_M_BIND_RO || m[i].kind == OSL_M_BIND_RW) && osl_path_under(path, m[i].path))
+			return true;
+	return false;
+}
+
 /* The subdirectories of `dir`: blacklisted unless something is exposed
  * inside.  /run holds firejail's own state (/run/firejail), so only its
- * entries are hidden. */
+ * entries are hidden; /usr holds the interpreter, so only its directories
+ * that hold no exposure (/usr/sbin, /usr/include, ...). */
 static int hide_dirs(struct osl_strv *opts, const struct osl_mount *m, size_t n, const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -55,9 +67,13 @@ static int hide_dirs(struct osl_strv *opts, const struct osl_mount *m, size_t n,
 		snprintf(path, sizeof(path), "%s/%s", top ? "" : dir, de->d_name);
 		/* Symlinks (merged /usr: /lib -> usr/lib) lead into directories
 		 * handled on their own. */
-		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || holds_mount(m, n, path))
+		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 			continue;
-		if (top && !strcmp(de->d_name, "run"))
+		if (top && !strcmp(de->d_name, "usr") && !covered(m, n, path) && holds_mount(m, n, path))
+			rc = hide_dirs(opts, m, n, path);
+		else if (holds_mount(m, n, path))
+			continue;
+		else if (top && !strcmp(de->d_name, "run"))
 			rc = hide_dirs(opts, m, n, path);
 		else
 			osl_strv_addf(opts, "--blacklist=%s", path);
@@ -66,8 +82,12 @@ static int hide_dirs(struct osl_strv *opts, const struct osl_mount *m, size_t n,
 	return rc;
 }
 
+/* A top directory as firejail counts them ("/etc", and "/usr/lib"): it
+ * refuses to whitelist one ("invalid whitelist path"). */
 static bool is_top_level(const char *path)
 {
+	if (!strncmp(path, "/usr/", 5))
+		return path[5] && !strchr(path + 5, '/');
 	return path[0] == '/' && !strchr(path + 1, '/');
 }
 

@@ -33,13 +33,17 @@ def status(a: rt.Attack) -> str:
 
 def table() -> str:
     attacks, na = rt.load_all()
+    layered = sum(a.layers for a in attacks)
     out = [BEGIN, "",
-           f"{len(attacks)} attacks, each run with `os-sandbox=none` and `os-sandbox=auto`.",
-           "", "| Id | Attack | Ref | Stopped by | Proof | Test | Status |",
-           "|---|---|---|---|---|---|---|"]
+           f"{len(attacks)} attacks, each run with `os-sandbox=none` and `os-sandbox=auto`; the {layered} "
+           "marked in the Layers column (a representative subset: files, processes, kernel bypasses, "
+           "network, faults) also with `os-sandbox=unshare`, `bwrap` and `firejail`, each skipped when "
+           "its tool or user namespaces are missing.  `RT_LAYERS=all` runs every attack under them.",
+           "", "| Id | Attack | Ref | Stopped by | Proof | Test | Layers | Status |",
+           "|---|---|---|---|---|---|---|---|"]
     for a in attacks:
         out.append(f"| {a.id} | {cell(a.title)} | {cell(a.ref)} | {cell(a.layer)} | {cell(a.proof)} | "
-                   f"`{a.test}` | {status(a)} |")
+                   f"`{a.test}` | {'yes' if a.layers else ''} | {status(a)} |")
     open_ = [a for a in attacks if a.status == "open" or a.accept]
     if open_:
         out += ["", "Open entries and residuals:", ""]

@@ -1,6 +1,7 @@
 ## Red-team catalogue (tests/redteam/catalogue.txt): attacks on python-sb, each
-## run under os-sandbox=none and os-sandbox=auto and proven by canaries, plus
-## fault injection.  doc/security.md's table is generated from the catalogue.
+## run under os-sandbox=none and os-sandbox=auto (a representative subset also
+## under unshare, bwrap and firejail) and proven by canaries, plus fault
+## injection.  doc/security.md's table is generated from the catalogue.
 
 # The native attacks, loaded into the sandboxed interpreter with ctypes.  A
 # shared object built as a check program: no libtool in this tree.  Never
@@ -41,6 +42,7 @@ REDTEAM_ATTACKS = \
 	tests/redteam/attacks/intranet.py tests/redteam/attacks/io_uring.py \
 	tests/redteam/attacks/kill_group.py tests/redteam/attacks/kill_inherited.py \
 	tests/redteam/attacks/kill_outside.py tests/redteam/attacks/kill_supervisor.py \
+	tests/redteam/attacks/kill_thread_pair.py \
 	tests/redteam/attacks/klogctl.py tests/redteam/attacks/list_secret_dir.py \
 	tests/redteam/attacks/listen_inbound.py tests/redteam/attacks/many_processes.py \
 	tests/redteam/attacks/memory_bomb.py tests/redteam/attacks/memread_fail.py \
@@ -58,7 +60,8 @@ REDTEAM_ATTACKS = \
 	tests/redteam/attacks/race_connect.py tests/redteam/attacks/race_exec.py \
 	tests/redteam/attacks/race_move.py tests/redteam/attacks/race_opath.py \
 	tests/redteam/attacks/race_open.py tests/redteam/attacks/race_proc.py \
-	tests/redteam/attacks/race_symlink.py tests/redteam/attacks/raw_inject.py \
+	tests/redteam/attacks/race_symlink.py tests/redteam/attacks/race_write.py \
+	tests/redteam/attacks/raw_inject.py \
 	tests/redteam/attacks/read_parent_env.py tests/redteam/attacks/read_secret.py \
 	tests/redteam/attacks/read_shadow.py tests/redteam/attacks/reload_originals.py \
 	tests/redteam/attacks/rename_secret.py tests/redteam/attacks/rmtree_ro.py \

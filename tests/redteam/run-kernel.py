@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Red-team attacks of group 'kernel' (tests/redteam/catalogue.txt), each run
-under os-sandbox=none and os-sandbox=auto, each proven by canaries."""
+under os-sandbox=none and os-sandbox=auto (those marked `layers: yes` also
+under unshare, bwrap and firejail), each proven by canaries."""
 import os
 import sys
 

@@ -47,7 +47,7 @@ def main() -> int:
             errors.append(f"{a.id}: unknown hook {a.hook}")
         if not set(a.needs) <= NEEDS or a.launch not in LAUNCH:
             errors.append(f"{a.id}: unknown needs or launch")
-        if not set(a.modes) <= set(rt.MODES) or not set(a.accept) <= set(a.modes):
+        if not set(a.modes) <= set(rt.MODES) or not set(a.accept) <= set(a.catalogue_modes):
             errors.append(f"{a.id}: bad modes/accept")
         if a.control != "bare" and not a.control.startswith("none - "):
             errors.append(f"{a.id}: control is 'bare' or 'none - <why>'")
