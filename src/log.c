@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jsonesc.h"
 #include "log.h"
 
 /* ---- names ------------------------------------------------------------ */
@@ -209,95 +210,23 @@ static void out_f(struct out *o, const char *fmt, ...)
 	o->len += (size_t)n;
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when s[0] does not
- * start one: overlong forms, surrogates and code points past U+10FFFF are
- * invalid (RFC 3629). */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-
-		if (s[1] < lo || s[1] > hi || (s[2] & 0xc0) != 0x80)
-			return 0;
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-
-		if (s[1] < lo || s[1] > hi || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
-/* Escape `s` for JSON (json=true) or for a single-quoted terminal string:
- * both keep the output on one line and show invalid bytes as \xHH.  Past
- * `limit` output bytes the rest is replaced by "..." (terminal lines only:
- * a log line is data and is never cut). */
+/* Escape `s` for JSON (json=true) or for a single-quoted terminal string
+ * (jsonesc.h): both keep the output on one line and show invalid bytes as
+ * \xHH.  Past `limit` output bytes the rest is replaced by "..." (terminal
+ * lines only: a log line is data and is never cut). */
 static void out_escaped_max(struct out *o, const char *s, bool json, size_t limit)
 {
-	size_t start = o->len;
+	enum sb_esc_mode mode = json ? SB_ESC_JSON : SB_ESC_QUOTED;
+	size_t start = o->len, took;
+	struct sb_esc_unit u;
 
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
-	char e[8];
-
-	while (*p && !o->full) {
-		unsigned c = *p;
-		size_t n = utf8_len(p);
-
+	while (!o->full && (took = sb_esc_next(s, mode, &u)) > 0) {
 		if (o->len - start >= limit) {
 			out_s(o, "...");
 			return;
 		}
-		if (n == 0) {
-			/* Text, not a \u escape: \u00XX would claim a Latin-1 character. */
-			if (json) {
-				char t[7] = { '\\', '\\', 'x', hex[c >> 4], hex[c & 15], 0 };
-				out_s(o, t);
-			} else {
-				char t[5] = { '\\', 'x', hex[c >> 4], hex[c & 15], 0 };
-				out_s(o, t);
-			}
-			p++;
-			continue;
-		}
-		if (n > 1) {
-			out_raw(o, (const char *)p, n);
-			p += n;
-			continue;
-		}
-		if (c == '\\')
-			out_s(o, "\\\\");
-		else if (json && c == '"')
-			out_s(o, "\\\"");
-		else if (!json && c == '\'')
-			out_s(o, "\\'");
-		else if (c < 0x20 || c == 0x7f) {
-			if (json && c == '\n')
-				out_s(o, "\\n");
-			else if (json && c == '\t')
-				out_s(o, "\\t");
-			else if (json && c == '\r')
-				out_s(o, "\\r");
-			else if (json) {
-				snprintf(e, sizeof(e), "\\u%04x", c);
-				out_s(o, e);
-			} else {
-				char t[5] = { '\\', 'x', hex[c >> 4], hex[c & 15], 0 };
-				out_s(o, t);
-			}
-		} else {
-			out_raw(o, (const char *)p, 1);
-		}
-		p++;
+		out_raw(o, u.s, u.n);
+		s += took;
 	}
 }
 

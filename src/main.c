@@ -78,8 +78,10 @@ static void on_event(const struct sb_event *ev, void *data)
 		r->denials++;
 	if (r->log_fd >= 0) {
 		/* The supervisor's tids are ours (host) to look up; the agent's are
-		 * its interpreter's, in a layer's pid namespace maybe: left out. */
-		if (ev->nr >= 0 && !ev->comm[0]) {
+		 * its interpreter's, in a layer's pid namespace maybe: left out.
+		 * Always named here: the workers leave comm unset (reading it
+		 * was a use of uninitialised memory, found by check-valgrind). */
+		if (ev->nr >= 0) {
 			named = *ev;
 			(void)sb_event_fill_comm(&named);
 			ev = &named;

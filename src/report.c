@@ -31,6 +31,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "jsonesc.h"
 #include "log.h"
 #include "report.h"
 
@@ -489,60 +490,28 @@ static void buf_printf(struct buf *b, const char *fmt, ...)
 	free(big);
 }
 
-/* Code point and length of the valid UTF-8 sequence at s, or 0 (RFC 3629:
- * no overlong forms, no surrogates, nothing past U+10FFFF). */
-static size_t utf8_seq(const unsigned char *s, uint32_t *cp)
-{
-	unsigned c = s[0];
-
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xc2 && c <= 0xdf && (s[1] & 0xc0) == 0x80) {
-		*cp = ((c & 0x1fu) << 6) | (s[1] & 0x3fu);
-		return 2;
-	}
-	if (c >= 0xe0 && c <= 0xef) {
-		unsigned lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-
-		if (s[1] < lo || s[1] > hi || (s[2] & 0xc0) != 0x80)
-			return 0;
-		*cp = ((c & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu);
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		unsigned lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-
-		if (s[1] < lo || s[1] > hi || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-			return 0;
-		*cp = ((c & 0x07u) << 18) | ((s[1] & 0x3fu) << 12) | ((s[2] & 0x3fu) << 6) | (s[3] & 0x3fu);
-		return 4;
-	}
-	return 0;
-}
-
 static void add_hex_byte(struct buf *b, unsigned char c)
 {
-	buf_printf(b, "\\x%02x", c);
+	struct sb_esc_unit u;
+
+	sb_esc_byte(c, &u);
+	buf_addn(b, u.s, u.n);
 }
 
-/* s as valid UTF-8 (invalid bytes as the text \xHH); xml=true also replaces
- * what XML 1.0 cannot carry and escapes markup (attr: quotes and newlines
- * too). */
+/* s as valid UTF-8 (invalid bytes as the text \xHH, jsonesc.h); xml=true
+ * also replaces what XML 1.0 cannot carry and escapes markup (attr: quotes
+ * and newlines too). */
 static void add_clean(struct buf *b, const char *s, bool xml, bool attr)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	const char *p = s ? s : "";
+	struct sb_esc_unit u;
 	uint32_t cp;
 	size_t n;
 
 	while (*p && !b->oom) {
-		if (!(n = utf8_seq(p, &cp))) {
-			add_hex_byte(b, *p++);
-			continue;
-		}
-		if (!xml) {
-			buf_addn(b, (const char *)p, n);
+		if (!xml || !(n = sb_utf8_seq((const unsigned char *)p, &cp))) {
+			n = sb_esc_next(p, SB_ESC_TEXT, &u);
+			buf_addn(b, u.s, u.n);
 		} else if (cp == '&') {
 			buf_add(b, "&amp;");
 		} else if (cp == '<') {
@@ -555,9 +524,9 @@ static void add_clean(struct buf *b, const char *s, bool xml, bool attr)
 			buf_printf(b, "&#%u;", cp);
 		} else if ((cp < 0x20 && cp != '\n' && cp != '\t' && cp != '\r') || cp == 0xfffe || cp == 0xffff) {
 			for (size_t k = 0; k < n; k++)
-				add_hex_byte(b, p[k]);
+				add_hex_byte(b, (unsigned char)p[k]);
 		} else {
-			buf_addn(b, (const char *)p, n);
+			buf_addn(b, p, n);
 		}
 		p += n;
 	}

@@ -326,8 +326,7 @@ static void log_event(struct sb_actx *c, struct sb_event *ev)
 
 	if (c->o->log_fd < 0)
 		return;
-	if (!ev->comm[0])
-		(void)sb_event_fill_comm(ev);	/* our tids are host tids */
+	(void)sb_event_fill_comm(ev);	/* our tids are host tids; the event may be reused */
 	len = c->logline ? sb_event_to_json(ev, c->logline, SB_LOG_LINE_MAX) : -ENOMEM;
 	/* A full disk loses a log line, counted; never the call. */
 	if (len <= 0 || write(c->o->log_fd, c->logline, (size_t)len) != len)
