@@ -118,10 +118,38 @@ def supervisor_rss(sb: str, python: str, work: Path, env: dict[str, str]) -> int
     return peak
 
 
+def decisions(sb: str, python: str, f: str, work: Path, env: dict[str, str], runs: int) -> tuple[int, float, float]:
+    """Notifications per run and the median and 90th percentile of the
+    supervisor's decision time (RECV to answer, µs) from python-sb-latency."""
+    hist: dict[int, int] = {}
+    step = 100
+    lat = work / "latency.txt"
+    for _ in range(runs):
+        lat.unlink(missing_ok=True)
+        timed([sb, f"--python={python}", f], work, dict(env, SB_BENCH_LATENCY_FILE=str(lat)))
+        lines = lat.read_text().splitlines()
+        step = int(lines[0].split()[1])
+        for line in lines[1:]:
+            b, n = (int(x) for x in line.split())
+            hist[b] = hist.get(b, 0) + n
+    total = sum(hist.values())
+
+    def pct(q: float) -> float:
+        acc = 0
+        for b in sorted(hist):
+            acc += hist[b]
+            if acc >= q * total:
+                return (b + 0.5) * step / 1000
+        return float("nan")
+    return total // max(runs, 1), pct(0.5), pct(0.9)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--python-sb", default=str(HERE.parent / "python-sb"))
     ap.add_argument("--python", default="/usr/bin/python3")
+    ap.add_argument("--latency-sb", default=str(HERE / "python-sb-latency"),
+                    help="python-sb built with SB_BENCH_LATENCY (make bench builds it); skipped when missing")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--only", help="substring of the workload names to run")
     ap.add_argument("--write-results", action="store_true", help="write bench/RESULTS.md")
@@ -144,6 +172,8 @@ def main() -> int:
                                      "-o", "/dev/null", args.python, f]
 
     rows = []
+    lat_rows = []
+    lat_sb = args.latency_sb if os.access(args.latency_sb, os.X_OK) else None
     for name, code in WORKLOADS.items():
         if args.only and args.only not in name:
             continue
@@ -157,6 +187,8 @@ def main() -> int:
                 times[m].append(timed(modes[m](f), work, env))
         med = {m: statistics.median(v) for m, v in times.items()}
         rows.append((name, med))
+        if lat_sb:
+            lat_rows.append((name, *decisions(lat_sb, args.python, f, work, env, min(args.runs, 3))))
         print(f"{name:28s} " + "  ".join(f"{m} {med[m] * 1000:8.1f} ms" for m in modes), flush=True)
 
     # The in-interpreter agent's own start-up cost: -c pass with and without
@@ -185,6 +217,10 @@ def main() -> int:
         tcol = f"{t * 1000:.1f} ms | {t / b:.2f}" if t else "n/a | n/a"
         added = f"{(s - b) / (t - b):.2f}" if t and t > b else "n/a"
         out.append(f"| {name} | {b * 1000:.1f} ms | {s * 1000:.1f} ms | {s / b:.2f} | {tcol} | {added} |")
+    if lat_rows:
+        out += ["", "Supervisor decisions (bench/python-sb-latency: RECV to SEND or ADDFD, SPEC §9 target: median ≤ 5 µs)", "",
+                "| workload | notifications per run | median | 90th percentile |", "|---|---|---|---|"]
+        out += [f"| {n} | {c} | {m:.1f} µs | {p:.1f} µs |" for n, c, m, p in lat_rows]
     out += ["", f"python-sb supervisor peak RSS during the open loop: {rss / 1024:.1f} MiB",
             f"The agent's start-up cost (-c pass, py-sandbox=true minus false): {agent_cost * 1000:.1f} ms", ""]
     text = "\n".join(out)

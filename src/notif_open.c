@@ -144,7 +144,9 @@ static int decode(struct sb_notif *n, struct open_req *o)
 		if (!(o->flags & O_CREAT) && !is_tmpfile(o->flags))
 			o->mode = 0;
 	}
-	return sb_notif_read_str(n, pathp, o->path, sizeof(o->path));
+	/* Checked with ID_VALID by sb_path_resolve (SB_RES_UNCHECKED), once for
+	 * the path and the cwd it is resolved from. */
+	return sb_notif_read_str_nv(n, pathp, o->path, sizeof(o->path));
 }
 
 static int inject(struct sb_notif *n, int fd, uint64_t flags)
@@ -221,7 +223,7 @@ static int resolve_how(struct sb_notif *n, const struct open_req *o, struct sb_p
 				.resolve = o->resolve | RESOLVE_NO_MAGICLINKS };
 	int base = AT_FDCWD, fd, rc;
 
-	rc = sb_path_resolve(n, o->dirfd, NULL, SB_RES_EMPTY, p);
+	rc = sb_path_resolve(n, o->dirfd, NULL, SB_RES_EMPTY | SB_RES_UNCHECKED, p);
 	if (rc)
 		return rc;
 	base = p->objfd;
@@ -247,14 +249,26 @@ static int resolve_how(struct sb_notif *n, const struct open_req *o, struct sb_p
 	return 0;
 }
 
-/* A read-only open the kernel layer would judge exactly as we did: a plain
- * path (no /proc, no magic link: the kernel resolves those in the target's
- * context, differently from ours), nothing created or truncated. */
+/* An open the kernel layer judges exactly as we did (sb_oslayer_enforces_fs:
+ * Landlock holds the policy's very exposure, no ignore=, no policy file in
+ * a writable exposure, no read-only exposure inside a writable one):
+ *   - a plain path: no /proc, no magic link, nothing the slow walker took
+ *     from the target (the kernel resolves those in the target's context,
+ *     differently from ours);
+ *   - not O_PATH (never checked by Landlock's file_open) nor O_TMPFILE
+ *     (emulated as a creation; glibc's __O_TMPFILE includes O_DIRECTORY,
+ *     hence is_tmpfile(), so that listings are kernel-backed too);
+ *   - a read needs READ_FILE/READ_DIR, a write WRITE_FILE, a creation
+ *     MAKE_REG on the directory (ABI 1); a truncation by O_TRUNC is judged
+ *     only from ABI 3 (TRUNCATE), so before it O_TRUNC is emulated.
+ * Enforce mode only: learn and audit must see what would be refused. */
 static bool kernel_backed(struct sb_notif *n, const struct sb_path *p, const struct open_req *o)
 {
-	return sb_sup_kernel_fs(n->sup) && n->mode == SB_MODE_ENFORCE && !p->fdobj && !p->walked &&
-	       !(o->flags & (O_CREAT | O_TRUNC | O_PATH | __O_TMPFILE)) && (o->flags & O_ACCMODE) == O_RDONLY &&
-	       strncmp(p->canon, "/proc/", 6) != 0 && strcmp(p->canon, "/proc") != 0;
+	if (!sb_sup_kernel_fs(n->sup) || n->mode != SB_MODE_ENFORCE || p->fdobj || p->walked ||
+	    (o->flags & O_PATH) || is_tmpfile(o->flags) || strncmp(p->canon, "/proc/", 6) == 0 ||
+	    strcmp(p->canon, "/proc") == 0)
+		return false;
+	return !(o->flags & O_TRUNC) || sb_sup_kernel_truncate(n->sup);
 }
 
 static int open_existing(struct sb_notif *n, struct open_req *o, struct sb_path *p)
@@ -275,8 +289,10 @@ static int open_existing(struct sb_notif *n, struct open_req *o, struct sb_path 
 	if (kernel_backed(n, p, o)) {
 		/* CONTINUE: Landlock enforces this very exposure, so a path a
 		 * racing thread swaps in after our check is refused by the
-		 * kernel itself unless the policy would allow it as well
-		 * (seccomp_unotify(2)'s condition; SPEC §9). */
+		 * kernel itself unless the policy would allow that access as
+		 * well (seccomp_unotify(2)'s condition; SPEC §9): a read outside
+		 * the read exposures, a write, creation or truncation outside
+		 * the writable ones (tests/redteam: race_open, race_write). */
 		sb_notif_continue(n);
 		return 0;
 	}
@@ -323,7 +339,7 @@ int sb_handle_open(struct sb_notif *n)
 		return 0;
 	}
 	if (is_tmpfile(o.flags)) {
-		rc = sb_path_resolve(n, o.dirfd, o.path, SB_RES_FOLLOW, &p);
+		rc = sb_path_resolve(n, o.dirfd, o.path, SB_RES_FOLLOW | SB_RES_UNCHECKED, &p);
 		if (rc == 0 && !sb_notif_check_path(n, &p, SB_ACC_WRITE) &&
 		    !sb_notif_py_veto(n, SB_PYV_OPEN, p.canon, sb_notif_implicit(n))) {
 			fd = create(n, &p, &o);
@@ -339,6 +355,7 @@ int sb_handle_open(struct sb_notif *n)
 	}
 	/* O_CREAT|O_EXCL and O_NOFOLLOW do not follow a final symlink. */
 	rf = (o.flags & O_NOFOLLOW) || ((o.flags & O_CREAT) && (o.flags & O_EXCL)) ? 0 : SB_RES_FOLLOW;
+	rf |= SB_RES_UNCHECKED;
 	rc = sb_path_resolve(n, o.dirfd, o.path, rf, &p);
 	if (rc == 0) {
 		rc = open_existing(n, &o, &p);
@@ -366,6 +383,17 @@ int sb_handle_open(struct sb_notif *n)
 	}
 	if (!sb_notif_check_path(n, &p, open_access(o.flags, true)) &&
 	    !sb_notif_py_veto(n, SB_PYV_OPEN, p.canon, sb_notif_implicit(n))) {
+		if (kernel_backed(n, &p, &o)) {
+			/* CONTINUE of a creation the policy allows: the kernel
+			 * creates the file itself (the target's umask, O_EXCL)
+			 * and Landlock's MAKE_REG refuses a name a racing thread
+			 * moves outside the writable exposures; a symlink put
+			 * there meanwhile is followed by the kernel to a target
+			 * Landlock judges the same way. */
+			sb_notif_continue(n);
+			sb_path_release(&p);
+			return 0;
+		}
 		fd = create(n, &p, &o);
 		if (fd >= 0)
 			inject(n, fd, o.flags);

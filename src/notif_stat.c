@@ -51,7 +51,8 @@ static int meta_decide(struct sb_notif *n, const struct meta_req *m)
 	int rc;
 
 	if (m->pathp) {
-		rc = sb_notif_read_str(n, m->pathp, path, sizeof(path));
+		/* ID_VALID in sb_path_resolve (SB_RES_UNCHECKED), before use. */
+		rc = sb_notif_read_str_nv(n, m->pathp, path, sizeof(path));
 		if (rc) {
 			sb_notif_fail_resolve(n, rc);
 			return 0;
@@ -59,7 +60,7 @@ static int meta_decide(struct sb_notif *n, const struct meta_req *m)
 	} else {
 		path[0] = '\0';
 	}
-	rc = sb_path_resolve(n, m->dirfd, path, m->res, &p);
+	rc = sb_path_resolve(n, m->dirfd, path, m->res | SB_RES_UNCHECKED, &p);
 	if (rc) {
 		sb_notif_fail_resolve(n, rc);
 		return 0;

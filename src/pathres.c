@@ -49,6 +49,7 @@ struct res {
 	size_t rootlen;
 	struct sb_proc_ids ids;		/* for /proc/self, filled on demand */
 	bool have_ids;
+	bool checked;			/* ID_VALID done since the path was read */
 };
 
 static int sys_openat2(int dirfd, const char *path, unsigned long long flags, unsigned long long resolve)
@@ -94,6 +95,7 @@ static int res_init(struct res *r, struct sb_notif *n)
 	r->rootpfx[0] = '\0';
 	r->rootlen = 0;
 	r->have_ids = false;
+	r->checked = false;
 	r->same_root = sb_sup_same_root(n->sup);
 	if (r->same_root)
 		return 0;
@@ -109,6 +111,7 @@ static int res_init(struct res *r, struct sb_notif *n)
 	r->rootlen = len == 1 ? 0 : (size_t)len;
 	if (r->rootlen == 0)
 		r->rootpfx[0] = '\0';
+	r->checked = true;
 	return sb_notif_valid(n);
 }
 
@@ -186,6 +189,7 @@ static int base_fd(struct res *r, int dirfd, int *out)
 		close(fd);
 		return rc;
 	}
+	r->checked = true;
 	*out = fd;
 	return 0;
 }
@@ -497,6 +501,87 @@ static int fast_open(struct res *r, int basefd, const char *path, bool follow, i
 	return 0;
 }
 
+/* A path without "." or ".." components, empty components ("a//b") or a
+ * trailing slash. */
+static bool clean_path(const char *p)
+{
+	const char *c = p[0] == '/' ? p + 1 : p;
+
+	if (!*c)
+		return false;
+	for (;;) {
+		const char *e = strchr(c, '/');
+		size_t l = e ? (size_t)(e - c) : strlen(c);
+
+		if (l == 0 || (c[0] == '.' && (l == 1 || (l == 2 && c[1] == '.'))))
+			return false;
+		if (!e)
+			return true;
+		c = e + 1;
+	}
+}
+
+/* The quickest exact case: a clean absolute path (or the target's cwd and a
+ * clean relative one) that meets no symlink names itself, so its canonical
+ * path is the string and no readlink is needed: walking those names from
+ * our root (the target's: same_root) is what d_path would spell back.  The
+ * cwd is read as text (one readlink instead of open, openat2 from it, and
+ * readlink of the result): if the target renames its cwd meanwhile, the
+ * object found is still judged by its own canonical path.
+ * Returns 0, -errno as the kernel gives it, or 1: a symlink, /proc, a
+ * deleted or unreachable cwd: take the general path. */
+static int clean_open(struct res *r, int dirfd, const char *path, unsigned flags, struct sb_path *out)
+{
+	char cwd[64];
+	size_t pl = strlen(path), cl = 0;
+	ssize_t n;
+	int fd;
+
+	if (!r->same_root || !clean_path(path))
+		return 1;
+	if (path[0] != '/') {
+		if (dirfd != AT_FDCWD)
+			return 1;
+		snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)r->n->req->pid);
+		n = readlink(cwd, out->canon, sizeof(out->canon) - 1);
+		if (n <= 0 || n >= (ssize_t)sizeof(out->canon) - 1 || out->canon[0] != '/')
+			return n < 0 && errno == ENOENT ? -ESRCH : 1;
+		out->canon[n] = '\0';
+		/* A deleted cwd reads "... (deleted)": the general path knows. */
+		if (strstr(out->canon, " (deleted)"))
+			return 1;
+		/* The cwd is the target's only while the request is alive (and
+		 * this checks the path bytes too: SB_RES_UNCHECKED). */
+		fd = sb_notif_valid(r->n);
+		if (fd)
+			return fd;
+		r->checked = true;
+		cl = n == 1 ? 0 : (size_t)n;
+		if (cl + 1 + pl >= sizeof(out->canon))
+			return 1;
+		out->canon[cl++] = '/';
+	} else if ((flags & SB_RES_UNCHECKED) && !r->checked) {
+		fd = sb_notif_valid(r->n);
+		if (fd)
+			return fd;
+		r->checked = true;
+	}
+	if (pl >= sizeof(out->canon) - cl)
+		return 1;
+	memcpy(out->canon + cl, path, pl + 1);
+	if (under_proc(out->canon))
+		return 1;	/* /proc/self would name the supervisor */
+	fd = sys_openat2(AT_FDCWD, out->canon, O_PATH | ((flags & SB_RES_FOLLOW) ? 0 : O_NOFOLLOW),
+			 RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd == -ELOOP)
+		return 1;
+	if (fd < 0)
+		return fd;
+	out->objfd = fd;
+	out->len = cl + pl;
+	return 0;
+}
+
 /* An existing object: fd and canonical path (or descriptor-object text). */
 static int open_obj(struct res *r, int basefd, const char *path, bool follow, struct sb_path *out)
 {
@@ -618,6 +703,7 @@ static int resolve_parent(struct res *r, int basefd, const char *path, unsigned 
 			continue;
 		}
 		out->parentfd = parent.objfd;
+		out->walked = parent.walked;	/* /proc/self/cwd/x: not kernel-backed */
 		parent.objfd = -1;
 		if (parent.len + 1 + strlen(name) >= sizeof(out->canon)) {
 			rc = -ENAMETOOLONG;
@@ -654,6 +740,8 @@ int sb_path_resolve(struct sb_notif *n, int dirfd, const char *path, unsigned fl
 			goto out;
 		}
 		rc = base_fd(&r, dirfd, &out->objfd);
+		if (rc == 0 && (flags & SB_RES_UNCHECKED) && !r.checked)
+			rc = sb_notif_valid(n);
 		if (rc == 0) {
 			rc = fd_canon(&r, out->objfd, out->canon, &out->len);
 			out->fdobj = rc == 1;
@@ -661,8 +749,20 @@ int sb_path_resolve(struct sb_notif *n, int dirfd, const char *path, unsigned fl
 		}
 		goto out;
 	}
+	if (!(flags & SB_RES_PARENT)) {
+		rc = clean_open(&r, dirfd, path, flags, out);
+		if (rc != 1)
+			goto out;
+		rc = 0;
+	}
 	if (path[0] != '/') {
 		rc = base_fd(&r, dirfd, &basefd);
+		if (rc)
+			goto out;
+	}
+	/* The path bytes are used from here on: they must be the target's. */
+	if ((flags & SB_RES_UNCHECKED) && !r.checked) {
+		rc = sb_notif_valid(n);
 		if (rc)
 			goto out;
 	}

@@ -67,20 +67,39 @@ int sb_notif_read(struct sb_notif *n, uint64_t addr, void *buf, size_t len)
 	return sb_notif_valid(n);
 }
 
-int sb_notif_read_str(struct sb_notif *n, uint64_t addr, char *buf, size_t cap)
+/* Most paths are short: read to the end of their page first (one page to pin
+ * and copy), then the rest only when no NUL was found there. */
+int sb_notif_read_str_nv(struct sb_notif *n, uint64_t addr, char *buf, size_t cap)
 {
-	ssize_t got;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t first = page - (size_t)(addr % page);
+	ssize_t got, more;
 	char *nul;
 
 	if (addr == 0 || cap == 0)
 		return -EFAULT;
-	got = read_mem(n->req->pid, addr, buf, cap);
+	if (first > cap)
+		first = cap;
+	got = read_mem(n->req->pid, addr, buf, first);
 	if (got < 0)
 		return errno == ESRCH ? -ESRCH : -EFAULT;
 	nul = memchr(buf, '\0', (size_t)got);
+	if (!nul && (size_t)got == first && first < cap) {
+		more = read_mem(n->req->pid, addr + first, buf + first, cap - first);
+		if (more > 0)
+			got += more;
+		nul = memchr(buf + first, '\0', (size_t)got - first);
+	}
 	if (!nul)
 		return (size_t)got == cap ? -ENAMETOOLONG : -EFAULT;
-	return sb_notif_valid(n);
+	return 0;
+}
+
+int sb_notif_read_str(struct sb_notif *n, uint64_t addr, char *buf, size_t cap)
+{
+	int rc = sb_notif_read_str_nv(n, addr, buf, cap);
+
+	return rc ? rc : sb_notif_valid(n);
 }
 
 /* A pidfd for the calling thread (6.9: PIDFD_THREAD), else for its process:

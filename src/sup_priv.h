@@ -92,12 +92,18 @@ int sb_proc_status(pid_t tid, struct sb_proc_ids *out);
 /* The parent of `pid` from /proc/PID/stat.  0 or -ESRCH. */
 int sb_proc_ppid(pid_t pid, pid_t *ppid);
 
+/* sb_notif_read_str() without its ID_VALID check: for a path handed to
+ * sb_path_resolve() with SB_RES_UNCHECKED, which checks once for the path and
+ * the target's cwd together, before either is used. */
+int sb_notif_read_str_nv(struct sb_notif *n, uint64_t addr, char *buf, size_t cap);
+
 /* ---- pathres.c ------------------------------------------------------------------- */
 
 enum sb_res_flags {
 	SB_RES_FOLLOW = 1u << 0,	/* follow a symlink in the last component */
 	SB_RES_PARENT = 1u << 1,	/* the caller acts on (parentfd, name) */
 	SB_RES_EMPTY = 1u << 2,		/* AT_EMPTY_PATH: "" is the dirfd itself */
+	SB_RES_UNCHECKED = 1u << 3,	/* `path` came from sb_notif_read_str_nv() */
 };
 
 /* A resolved path, as the target would see it. */
@@ -142,6 +148,8 @@ bool sb_sup_in_sandbox(struct sb_sup *s, pid_t pid);
 
 /* opts->kernel_enforces_fs */
 bool sb_sup_kernel_fs(const struct sb_sup *s);
+/* ... and Landlock judges truncation too (ABI >= 3). */
+bool sb_sup_kernel_truncate(const struct sb_sup *s);
 
 /* The target's root is ours (no chroot, no mount namespace of a layer). */
 bool sb_sup_same_root(const struct sb_sup *s);

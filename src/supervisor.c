@@ -28,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -41,6 +40,7 @@
 #include "agent.h"
 #include "log.h"
 #include "notif_net.h"
+#include "oslayer.h"
 #include "pyframes.h"
 #include "sup_priv.h"
 
@@ -69,7 +69,6 @@ struct sb_sup {
 	struct sb_child child;
 	pid_t self;
 	uint32_t arch;
-	int stop_fd;
 	atomic_bool stopping;
 	atomic_bool first_exec_done;
 	atomic_bool same_root;
@@ -127,6 +126,66 @@ void sb_supervise_signal(int sig)
 		syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0);
 }
 
+/* ---- decision latency (bench/python-sb-latency only) ---------------------------- */
+
+#ifdef SB_BENCH_LATENCY
+/* make bench builds this variant (never installed): the time from RECV's
+ * return to the answer (SEND, or ADDFD with SEND) of every notification, in
+ * 100 ns steps, written to $SB_BENCH_LATENCY_FILE when the run ends.  That is
+ * SPEC §9's per-decision latency; bench/run.py reads it. */
+#define SB_LAT_STEP_NS 100
+#define SB_LAT_BUCKETS 2000	/* the last one holds everything from 200 us */
+static _Atomic unsigned long lat_hist[SB_LAT_BUCKETS];
+static __thread struct timespec lat_t0;
+static __thread bool lat_open;
+
+static void lat_start(void)
+{
+	clock_gettime(CLOCK_MONOTONIC, &lat_t0);
+	lat_open = true;
+}
+
+static void lat_stop(void)
+{
+	struct timespec t;
+	long ns, b;
+
+	if (!lat_open)
+		return;
+	lat_open = false;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	ns = (t.tv_sec - lat_t0.tv_sec) * 1000000000L + (t.tv_nsec - lat_t0.tv_nsec);
+	b = ns / SB_LAT_STEP_NS;
+	atomic_fetch_add(&lat_hist[b < 0 ? 0 : b >= SB_LAT_BUCKETS ? SB_LAT_BUCKETS - 1 : b], 1);
+}
+
+static void lat_write(void)
+{
+	const char *path = getenv("SB_BENCH_LATENCY_FILE");
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "w")))
+		return;
+	fprintf(f, "step_ns %d\n", SB_LAT_STEP_NS);
+	for (int i = 0; i < SB_LAT_BUCKETS; i++)
+		if (lat_hist[i])
+			fprintf(f, "%d %lu\n", i, lat_hist[i]);
+	fclose(f);
+}
+#else
+static inline void lat_start(void)
+{
+}
+
+static inline void lat_stop(void)
+{
+}
+
+static inline void lat_write(void)
+{
+}
+#endif
+
 /* ---- answers -------------------------------------------------------------------- */
 
 void sb_notif_return(struct sb_notif *n, int64_t val)
@@ -160,7 +219,10 @@ int sb_notif_addfd_send(struct sb_notif *n, int fd, bool cloexec)
 		.newfd = 0,
 		.newfd_flags = cloexec ? O_CLOEXEC : 0,
 	};
-	int rc = ioctl(n->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	int rc;
+
+	lat_stop();
+	rc = ioctl(n->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
 
 	if (rc >= 0) {
 		n->sent = true;
@@ -260,13 +322,27 @@ static void forget_foreign(struct sb_sup *s, pid_t pid)
 	}
 }
 
+/* Do we have no child at all (ECHILD)?  One system call, where a scan of
+ * /proc reads every process of the machine.  WNOWAIT: nothing is reaped;
+ * __WALL: clone children too, as wait_child() and kill_leftovers() reap. */
+static bool no_children(void)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT | __WALL) < 0 && errno == ECHILD;
+}
+
 /* Before the spawn: every child we have now is not part of the sandbox. */
 static void note_foreign_children(struct sb_sup *s)
 {
-	DIR *d = opendir("/proc");
+	DIR *d;
 	struct dirent *de;
 	unsigned n = 0;
 
+	if (no_children())
+		return;		/* the usual case: nothing to note */
+	d = opendir("/proc");
 	if (!d) {
 		s->foreign_overflow = true;	/* unknown: trust no adopted orphan */
 		return;
@@ -316,6 +392,12 @@ struct sb_pyctx *sb_sup_py(struct sb_sup *s)
 bool sb_sup_kernel_fs(const struct sb_sup *s)
 {
 	return s->o->kernel_enforces_fs;
+}
+
+bool sb_sup_kernel_truncate(const struct sb_sup *s)
+{
+	/* The layer uses the best ABI the kernel has; TRUNCATE came with 3. */
+	return s->o->kernel_enforces_fs && sb_oslayer_landlock_abi(s->o->oslayer) >= 3;
 }
 
 bool sb_sup_same_root(const struct sb_sup *s)
@@ -806,6 +888,7 @@ static void handle(struct sb_sup *s, const struct seccomp_notif *req, struct sb_
 	}
 	if (n.log && !n.sent)
 		notice(s, &n);
+	lat_stop();
 	/* ENOENT from SEND: the target was killed, or a signal restarted the
 	 * call (SA_RESTART) and a new notification follows: nothing to do. */
 	if (!n.sent)
@@ -831,7 +914,7 @@ struct worker_arg {
 
 static void worker_loop(struct sb_sup *s, unsigned slot)
 {
-	struct pollfd pfd[2] = { { s->child.listener, POLLIN, 0 }, { s->stop_fd, POLLIN, 0 } };
+	struct pollfd pfd[1] = { { s->child.listener, POLLIN, 0 } };
 	struct seccomp_notif req;
 	struct sb_event *ev = malloc(sizeof(*ev));
 	struct sb_pystack *stk = malloc(sizeof(*stk));
@@ -843,20 +926,30 @@ static void worker_loop(struct sb_sup *s, unsigned slot)
 	}
 	for (;;) {
 		atomic_fetch_add(&s->n_idle, 1);
-		if (atomic_load(&s->stopping) || poll(pfd, 2, -1) < 0 || atomic_load(&s->stopping) ||
-		    (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL))) {
+		if (atomic_load(&s->stopping)) {
 			atomic_fetch_sub(&s->n_idle, 1);
-			if (atomic_load(&s->stopping) || (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
+			break;
+		}
+		/* Wait in RECV itself (no poll first: one system call and one
+		 * wake-up less per notification, and the sync wake-up hands the
+		 * target's CPU straight to this thread).  stop_workers()
+		 * interrupts it with g_sig_intr (EINTR). */
+		memset(&req, 0, sizeof(req));	/* RECV needs a zeroed request */
+		if (ioctl(s->child.listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
+			int err = errno;
+
+			atomic_fetch_sub(&s->n_idle, 1);
+			/* EINTR: the shutdown kick.  ENOENT: a target died or
+			 * was signalled after waking us, or the filter has no
+			 * users left (RECV then fails at once: the listener
+			 * polls POLLHUP).  Anything else: wait as poll did. */
+			if (err != EINTR && poll(pfd, 1, err == ENOENT ? 0 : -1) > 0 &&
+			    (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
 				break;
 			continue;
 		}
-		/* RECV needs a zeroed request (EINVAL otherwise). */
-		memset(&req, 0, sizeof(req));
-		if (ioctl(s->child.listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
-			atomic_fetch_sub(&s->n_idle, 1);
-			continue;	/* EINTR (shutdown kick), ENOENT (target died) */
-		}
 		atomic_fetch_sub(&s->n_idle, 1);
+		lat_start();
 		handle(s, &req, ev, stk);
 		/* Extra workers started for a blocking call leave once idle ones exist. */
 		pthread_mutex_lock(&s->wlock);
@@ -932,16 +1025,13 @@ out:
 
 static void stop_workers(struct sb_sup *s)
 {
-	uint64_t one = 1;
 	struct timespec until;
 
 	atomic_store(&s->stopping, true);
-	/* An eventfd write fails only on overflow; the signals below suffice. */
-	(void)!write(s->stop_fd, &one, sizeof(one));
 	pthread_mutex_lock(&s->wlock);
 	while (s->n_workers > 0) {
-		/* A worker may sit in NOTIF_RECV (which ignores the eventfd):
-		 * interrupt it, again until it is gone. */
+		/* Workers sit in NOTIF_RECV: interrupt them, again until
+		 * they are gone (a signal may land just before the call). */
 		for (unsigned i = 0; i < SB_WORKERS_MAX; i++)
 			if (s->wlive[i])
 				pthread_kill(s->workers[i], g_sig_intr);
@@ -1000,8 +1090,6 @@ static void sup_free(struct sb_sup *s)
 	free(s->policy_files);
 	free(s->ring);
 	sb_pyctx_free(s->py);
-	if (s->stop_fd >= 0)
-		close(s->stop_fd);
 	if (s->child.listener >= 0)
 		close(s->child.listener);
 	if (s->child.pidfd >= 0)
@@ -1025,7 +1113,6 @@ static struct sb_sup *sup_new(const struct sb_run_opts *o)
 	s->o = o;
 	s->self = getpid();
 	s->arch = seccomp_arch_native();
-	s->stop_fd = -1;
 	s->child.listener = s->child.pidfd = -1;
 	atomic_init(&s->same_root, true);
 	pthread_mutex_init(&s->wlock, NULL);
@@ -1036,8 +1123,7 @@ static struct sb_sup *sup_new(const struct sb_run_opts *o)
 	pthread_cond_init(&s->ev_nonempty, NULL);
 	pthread_cond_init(&s->ev_nonfull, NULL);
 	s->ring = calloc(SB_RING, sizeof(struct sb_event));
-	s->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (!s->ring || s->stop_fd < 0 || build_dispatch(s) || load_policy_files(s) || sb_pyctx_new(o, &s->py)) {
+	if (!s->ring || build_dispatch(s) || load_policy_files(s) || sb_pyctx_new(o, &s->py)) {
 		sup_free(s);
 		return NULL;
 	}
@@ -1111,10 +1197,15 @@ static int install_intr_handler(void)
 static void kill_leftovers(struct sb_sup *s)
 {
 	for (;;) {
-		DIR *d = opendir("/proc");
+		DIR *d;
 		struct dirent *de;
 		unsigned killed = 0;
 		pid_t p;
+
+		/* The program reaped, no child left: the tree is gone. */
+		if (no_children())
+			break;
+		d = opendir("/proc");
 
 		while (d && (de = readdir(d))) {
 			pid_t pid = (pid_t)atoi(de->d_name), pp;
@@ -1218,6 +1309,7 @@ int sb_supervise(const struct sb_run_opts *o, int *wstatus)
 	if (rc == 0)
 		rc = run(s, wstatus);
 	prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
+	lat_write();
 out:
 	sup_free(s);
 	return rc;
