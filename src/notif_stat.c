@@ -65,16 +65,17 @@ static int meta_decide(struct sb_notif *n, const struct meta_req *m)
 		sb_notif_fail_resolve(n, rc);
 		return 0;
 	}
-	if (m->need_dir && (fstat(p.objfd, &st) < 0 || !S_ISDIR(st.st_mode))) {
-		sb_path_release(&p);
-		sb_notif_fail(n, ENOTDIR);
-		return 0;
-	}
 	if (p.fdobj)
 		sb_notif_ev_path(n, p.canon, m->access);	/* the target's own pipe/socket */
 	else if (sb_notif_check_meta(n, &p, m->access) ||
 		 sb_notif_py_veto(n, SB_PYV_META, p.canon, sb_notif_implicit(n))) {
 		sb_path_release(&p);
+		return 0;
+	}
+	/* After the decision: ENOTDIR for a hidden file would say it exists. */
+	if (m->need_dir && (fstat(p.objfd, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		sb_path_release(&p);
+		sb_notif_fail(n, ENOTDIR);
 		return 0;
 	}
 	sb_path_release(&p);

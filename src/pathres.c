@@ -472,6 +472,18 @@ static int slow_open(struct res *r, int basefd, const char *path, bool follow, i
 
 /* ---- the fast path -------------------------------------------------------------- */
 
+/* Has `path` a component "self" or "thread-self"? */
+static bool names_self(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "self")); p += 4) {
+		const char *start = p >= path + 7 && !strncmp(p - 7, "thread-", 7) ? p - 7 : p;
+
+		if ((start == path || start[-1] == '/') && (p[4] == '\0' || p[4] == '/'))
+			return true;
+	}
+	return false;
+}
+
 /* Returns 0 (object in *objfd), -errno, or 1: take the slow walker. */
 static int fast_open(struct res *r, int basefd, const char *path, bool follow, int *objfd, char *canon,
 		     size_t *len)
@@ -488,6 +500,8 @@ static int fast_open(struct res *r, int basefd, const char *path, bool follow, i
 	}
 	if (fd == -ELOOP)
 		return 1;	/* a magic link, or a real loop the walker reports */
+	if (fd == -ENOENT && !r->same_root && names_self(path))
+		return 1;	/* the target's /proc/self: we have no pid in its namespace */
 	if (fd < 0)
 		return fd;
 	rc = fd_canon(r, fd, canon, len);
@@ -723,17 +737,100 @@ static int resolve_parent(struct res *r, int basefd, const char *path, unsigned 
 	return rc;
 }
 
+/* ---- errors that would tell too much ------------------------------------------------ */
+
+/* Could this failed resolution have told the program something about an
+ * object it may not see?  ENOTDIR on "/root/.bashrc/x" says /root/.bashrc
+ * exists and is a file; ELOOP on "/root/l/x" that /root/l is a symlink loop.
+ * The kernel layers do not hide this (path lookup is not an access), so the
+ * supervisor does: the error stays only when the deepest prefix that still
+ * resolves is visible to the program, otherwise the answer is ENOENT, the
+ * same as for a name that does not exist. */
+static bool error_tells(int rc)
+{
+	return rc < 0 && rc != -ENOENT && rc != -ESRCH && rc != -ENOMEM && rc != -EMFILE && rc != -ENFILE &&
+	       rc != -ENAMETOOLONG && rc != -EFAULT;
+}
+
+static int hide_invisible(struct res *r, int basefd, const char *path, int rc)
+{
+	char prefix[PATH_MAX];
+	size_t len = strnlen(path, sizeof(prefix));
+
+	if (len >= sizeof(prefix))
+		return rc;
+	memcpy(prefix, path, len + 1);
+	/* Longest prefix first: drop the last component (and its slashes) until
+	 * one resolves; a path of only slashes is the root, which resolves. */
+	for (unsigned tries = 0; tries < 64; tries++) {
+		struct sb_path p;
+		int prc;
+
+		/* "a/b/" -> "a/b" (the object the slash demanded a directory
+		 * of), else "a/b" -> "a". */
+		if (len > 1 && prefix[len - 1] != '/')
+			while (len > 0 && prefix[len - 1] != '/')
+				len--;
+		while (len > 1 && prefix[len - 1] == '/')
+			len--;
+		if (len == 0) {
+			if (path[0] != '/')
+				return rc;	/* the base itself: the program holds it */
+			len = 1;
+		}
+		prefix[len] = '\0';
+		sb_path_init(&p);
+		prc = open_obj(r, basefd, prefix, true, &p);
+		if (prc == 0) {
+			bool visible = p.fdobj || sb_notif_path_visible(r->n, p.canon, p.len);
+
+			sb_path_release(&p);
+			return visible ? rc : -ENOENT;
+		}
+		sb_path_release(&p);
+		if (prc == -ESRCH)
+			return prc;
+		if (len == 1)
+			return -ENOENT;	/* not even the root: nothing to tell */
+	}
+	return -ENOENT;
+}
+
+/* A lookup that failed: hide what the error would tell, and have the log
+ * and the notices name what was asked for, as given. */
+static int failed_lookup(struct res *r, int dirfd, int *basefd, const char *path, unsigned flags, int rc,
+			 struct sb_path *out)
+{
+	int vrc = 0;
+
+	/* The path bytes decide what is hidden: they must be the target's. */
+	if (error_tells(rc) && (flags & SB_RES_UNCHECKED) && !r->checked && (vrc = sb_notif_valid(r->n)) != 0)
+		return vrc;
+	if (error_tells(rc)) {
+		sb_path_release(out);
+		if (path[0] != '/' && *basefd < 0 && base_fd(r, dirfd, basefd) != 0)
+			rc = -ENOENT;	/* the base is gone: nothing to tell either */
+		else
+			rc = hide_invisible(r, *basefd, path, rc);
+	}
+	if (rc != -ESRCH && !r->n->ev->path[0])
+		snprintf(r->n->ev->path, sizeof(r->n->ev->path), "%s", path);
+	return rc;
+}
+
 /* ---- entry points ------------------------------------------------------------------ */
 
 int sb_path_resolve(struct sb_notif *n, int dirfd, const char *path, unsigned flags, struct sb_path *out)
 {
 	struct res r;
 	int basefd = -1, rc;
+	bool ready = false;
 
 	sb_path_init(out);
 	rc = res_init(&r, n);
 	if (rc)
 		goto out;
+	ready = true;
 	if (!path || !path[0]) {
 		if (!(flags & SB_RES_EMPTY) || (flags & SB_RES_PARENT)) {
 			rc = -ENOENT;
@@ -771,6 +868,8 @@ int sb_path_resolve(struct sb_notif *n, int dirfd, const char *path, unsigned fl
 	else
 		rc = open_obj(&r, basefd, path, flags & SB_RES_FOLLOW, out);
 out:
+	if (ready && path && path[0] && rc)
+		rc = failed_lookup(&r, dirfd, &basefd, path, flags, rc, out);
 	close_fd(&basefd);
 	res_fini(&r);
 	if (rc)

@@ -202,6 +202,11 @@ int sb_notif_attribute(struct sb_notif *n);
  * the learner may keep it (not metadata calls, not /proc, /sys, /dev). */
 void sb_notif_attribute_would_deny(struct sb_notif *n);
 
+/* May the program learn that `canon` exists (and what it is)?  True when the
+ * policy lets it read it, it leads to an exposure, or the run enforces
+ * nothing. */
+bool sb_notif_path_visible(struct sb_notif *n, const char *canon, size_t len);
+
 /* The path decision of n was an implicit grant (the interpreter's tree, the
  * agent's directories: rule files named "<...>"), or no rule at all. */
 bool sb_notif_implicit(const struct sb_notif *n);

@@ -490,6 +490,14 @@ static bool leads_to_exposure(const struct sb_policy *pol, const char *canon, si
 	return false;
 }
 
+bool sb_notif_path_visible(struct sb_notif *n, const char *canon, size_t len)
+{
+	if (n->mode != SB_MODE_ENFORCE || own_proc(n, canon, SB_ACC_READ))
+		return true;
+	return sb_policy_check_path(n->policy, canon, len, SB_ACC_READ, NULL) == SB_PATH_ALLOW ||
+	       leads_to_exposure(n->policy, canon, len);
+}
+
 static bool check_path(struct sb_notif *n, const struct sb_path *p, unsigned access, bool meta)
 {
 	const struct sb_rule_ref *hit = NULL;
@@ -792,6 +800,7 @@ static void ev_start(struct sb_event *ev, const struct seccomp_notif *req, const
 	clock_gettime(CLOCK_REALTIME, &ev->ts);
 	ev->pid = ev->tid = (pid_t)req->pid;
 	ev->nr = req->data.nr;
+	ev->comm[0] = '\0';	/* the event thread names it, off the hot path */
 	snprintf(ev->syscall, sizeof(ev->syscall), "%s", row && row->name[0] ? row->name : "?");
 	ev->kind = row && row->kind >= 0 ? (enum sb_event_kind)row->kind : SB_EV_PATH;
 	ev->verdict = SB_ALLOWED;
@@ -1134,10 +1143,17 @@ static struct sb_sup *sup_new(const struct sb_run_opts *o)
 static void detect_root(struct sb_sup *s)
 {
 	char path[64];
-	struct stat a, b;
+	struct statx a, b;
 
+	/* The mount, not only the inode: firejail keeps the host's root
+	 * directory in a mount namespace of its own, whose root is another
+	 * mount (another id) of the same inode; resolving from our root there
+	 * would look past what the layer hides. */
 	snprintf(path, sizeof(path), "/proc/%d/root", (int)s->child.pid);
-	if (stat(path, &a) != 0 || stat("/", &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+	if (statx(AT_FDCWD, path, 0, STATX_INO | STATX_MNT_ID, &a) != 0 ||
+	    statx(AT_FDCWD, "/", 0, STATX_INO | STATX_MNT_ID, &b) != 0 || !(a.stx_mask & b.stx_mask & STATX_MNT_ID) ||
+	    a.stx_mnt_id != b.stx_mnt_id || a.stx_dev_major != b.stx_dev_major ||
+	    a.stx_dev_minor != b.stx_dev_minor || a.stx_ino != b.stx_ino)
 		atomic_store(&s->same_root, false);
 }
 

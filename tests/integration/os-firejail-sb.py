@@ -18,15 +18,6 @@ import sbtest  # noqa: E402
 class FirejailThroughPythonSb(osb.LayerThroughPythonSb):
     LAYER = "firejail"
 
-    @unittest.expectedFailure
-    def test_paths_resolve_in_the_program_root(self):
-        # KNOWN BUG outside the layers (src/supervisor.c detect_root): firejail
-        # keeps the host's root directory and changes the mounts around it,
-        # and the supervisor compares only device and inode of the roots, so
-        # it resolves the program's paths in its own mount namespace.  Fix:
-        # compare the mount ids too (statx STATX_MNT_ID), doc/os-layers.md.
-        super().test_paths_resolve_in_the_program_root()
-
     def test_fails_closed_without_firejail(self):
         with sbtest.Scratch() as s:
             layer = ou.Layer(s, "/usr/bin/python3", "firejail")

@@ -370,14 +370,7 @@ attempt("read hostname", lambda: read("/etc/hostname"))
         with sbtest.Scratch() as s:
             self.check_pids(self.run_pids(s, widen, {"SB_TEST_PIDNS_WALK": "1"}))
 
-    @unittest.expectedFailure
     def test_proc_self(self):
-        # KNOWN BUG outside the layers (src/pathres.c, fast_open): the
-        # supervisor's openat2 of /proc/self in the program's procfs fails
-        # with ENOENT (the supervisor has no pid there) instead of taking the
-        # walker, which would substitute the program's own ids.  Fix: answer
-        # 1 (walk) for -ENOENT when the root is not ours and the path has a
-        # "self"/"thread-self" component (doc/os-layers.md, known gaps).
         with sbtest.Scratch() as s:
             layer = self.layer(s)
             prog = s.write("self.py", "import os\nprint(len(os.listdir('/proc/self/fd')) > 0)\n")

@@ -32,7 +32,7 @@ REDTEAM_ATTACKS = \
 	tests/redteam/attacks/clone_parent.py tests/redteam/attacks/ctypes_libc.py \
 	tests/redteam/attacks/dirfd_tricks.py tests/redteam/attacks/dns_exfil.py \
 	tests/redteam/attacks/dotenv.py tests/redteam/attacks/env_enum.py \
-	tests/redteam/attacks/eval_escape.py tests/redteam/attacks/exec_inplace.py \
+	tests/redteam/attacks/eval_escape.py tests/redteam/attacks/exec_inplace.py tests/redteam/attacks/exist_oracle.py \
 	tests/redteam/attacks/exec_memfd.py tests/redteam/attacks/exec_unlisted.py \
 	tests/redteam/attacks/file_url.py tests/redteam/attacks/foreign_abi.py \
 	tests/redteam/attacks/fork_bomb.py tests/redteam/attacks/fork_child.py \

@@ -75,7 +75,7 @@ SKIP, HARD = 77, 99
 # Lines a program prints only when something worked that must not.
 BREACH_LINES = ("RT-CHILD-RAN", "RT-GOT-FD", "RT-ORPHAN-ALIVE", "RT-NS-CHANGED", "RT-PERSONA-CHANGED",
                 "RT-UFFD-FD", "RT-NESTED-FILTER", "RT-ALLOC-OK", "RT-UID-CHANGED", "RT-EVILMOD-RAN",
-                "RT-ANOMALY", "RT-FD-OVER-LIMIT", "RT-CONNECTED")
+                "RT-ANOMALY", "RT-FD-OVER-LIMIT", "RT-CONNECTED", "RT-EXISTS")
 
 # Files the harness itself writes into the read-only tree during a run.
 HARNESS_FILES = {"parent_env.txt", ".parent_env.tmp", "child-canary.pid"}
