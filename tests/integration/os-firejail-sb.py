@@ -6,7 +6,6 @@ back, and the supervisor decides every file, exec and connect of the program.
 
 Skips (77) when firejail is missing or cannot run here."""
 import sys
-import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
