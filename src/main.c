@@ -465,6 +465,7 @@ static int run_program(struct run *r)
 		.child_setup = r->oslayer ? apply_oslayer_in_child : NULL,
 		.child_data = r->oslayer,
 		.kernel_enforces_fs = r->oslayer && sb_oslayer_enforces_fs(r->oslayer),
+		.kernel_enforces_fs_read = r->oslayer && sb_oslayer_enforces_fs_read(r->oslayer),
 		.oslayer = r->oslayer,
 	};
 	int wstatus = 0, rc;

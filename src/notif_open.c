@@ -264,7 +264,13 @@ static int resolve_how(struct sb_notif *n, const struct open_req *o, struct sb_p
  * Enforce mode only: learn and audit must see what would be refused. */
 static bool kernel_backed(struct sb_notif *n, const struct sb_path *p, const struct open_req *o)
 {
-	if (!sb_sup_kernel_fs(n->sup) || n->mode != SB_MODE_ENFORCE || p->fdobj || p->walked ||
+	/* A read-only open needs only Landlock's read exposure to match ours
+	 * (sb_oslayer_enforces_fs_read: a policy file or a read-only tree in
+	 * a writable exposure widen writes only). */
+	bool reads = !(open_access(o->flags, false) & SB_ACC_WRITE) && !(o->flags & (O_CREAT | O_TRUNC));
+
+	if (!(reads ? sb_sup_kernel_fs_read(n->sup) : sb_sup_kernel_fs(n->sup)) || n->mode != SB_MODE_ENFORCE ||
+	    p->fdobj || p->walked ||
 	    (o->flags & O_PATH) || is_tmpfile(o->flags) || strncmp(p->canon, "/proc/", 6) == 0 ||
 	    strcmp(p->canon, "/proc") == 0)
 		return false;

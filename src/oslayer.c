@@ -280,6 +280,13 @@ bool sb_oslayer_enforces_fs(const struct sb_oslayer *l)
 	       l->in.protected_in_rw.n == 0 && exec_targets_exposed(l);
 }
 
+bool sb_oslayer_enforces_fs_read(const struct sb_oslayer *l)
+{
+	if (!l || l->kind != SB_OSL_LANDLOCK || (l->flags & SB_OSL_F_TEST_NOOP))
+		return false;
+	return l->in.n_ignores == 0 && exec_targets_exposed(l);
+}
+
 bool sb_oslayer_enforces_exec(const struct sb_oslayer *l)
 {
 	if (!l || l->kind != SB_OSL_LANDLOCK || (l->flags & SB_OSL_F_TEST_NOOP))

@@ -72,6 +72,12 @@ int sb_oslayer_landlock_abi(const struct sb_oslayer *l);	/* 0 unless Landlock */
  * policy refuses gets EACCES from the kernel (SPEC §9).  The supervisor must
  * still emulate opens it refuses or that python-import= restricts. */
 bool sb_oslayer_enforces_fs(const struct sb_oslayer *l);
+/* The same for reads alone: a policy file inside a writable exposure and a
+ * read-only exposure inside a writable one only widen what Landlock lets the
+ * program *write*, so read-only opens may still be CONTINUEd there (the
+ * common expose-rw=. project).  ignore= and exec= targets outside the
+ * exposures still widen what it may read. */
+bool sb_oslayer_enforces_fs_read(const struct sb_oslayer *l);
 /* Landlock EXECUTE is granted only to the executables the policy may start
  * (the interpreter, its ELF loader, exec= rules), so a checked execve may be
  * CONTINUEd. */

@@ -813,7 +813,7 @@ static int failed_lookup(struct res *r, int dirfd, int *basefd, const char *path
 		else
 			rc = hide_invisible(r, *basefd, path, rc);
 	}
-	if (rc != -ESRCH && !r->n->ev->path[0])
+	if (rc != -ESRCH && r->n->ev && !r->n->ev->path[0])
 		snprintf(r->n->ev->path, sizeof(r->n->ev->path), "%s", path);
 	return rc;
 }

@@ -148,6 +148,8 @@ bool sb_sup_in_sandbox(struct sb_sup *s, pid_t pid);
 
 /* opts->kernel_enforces_fs */
 bool sb_sup_kernel_fs(const struct sb_sup *s);
+/* opts->kernel_enforces_fs_read (or the above) */
+bool sb_sup_kernel_fs_read(const struct sb_sup *s);
 /* ... and Landlock judges truncation too (ABI >= 3). */
 bool sb_sup_kernel_truncate(const struct sb_sup *s);
 

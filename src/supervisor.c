@@ -394,6 +394,11 @@ bool sb_sup_kernel_fs(const struct sb_sup *s)
 	return s->o->kernel_enforces_fs;
 }
 
+bool sb_sup_kernel_fs_read(const struct sb_sup *s)
+{
+	return s->o->kernel_enforces_fs || s->o->kernel_enforces_fs_read;
+}
+
 bool sb_sup_kernel_truncate(const struct sb_sup *s)
 {
 	/* The layer uses the best ABI the kernel has; TRUNCATE came with 3. */

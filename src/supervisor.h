@@ -52,6 +52,8 @@ struct sb_run_opts {
 	 * be CONTINUEd, since whatever a racing thread substitutes is refused by
 	 * the kernel (SPEC §9).  false: every open is emulated. */
 	bool kernel_enforces_fs;
+	/* The same for read-only opens alone (sb_oslayer_enforces_fs_read). */
+	bool kernel_enforces_fs_read;
 	/* The kernel layer of os-sandbox= (src/oslayer.h).  The namespaces
 	 * (unshare) and the wrappers (bwrap, firejail) start the interpreter
 	 * themselves, so sb_spawn must know them; NULL or any other kind: the
