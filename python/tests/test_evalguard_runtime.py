@@ -59,9 +59,12 @@ class Budgets(support.GuardTest):
 
     def test_big_integer_cost_is_checked_before_computing(self):
         self.configure("eval-syntax=arith", "eval-timeout=300ms")
-        t0 = time.monotonic()
-        self.assertInterrupted(lambda: evalguard.guarded_eval("10 ** 10**7"), "eval-timeout=300ms")
-        self.assertLess(time.monotonic() - t0, 1.3)
+
+        def attempt():
+            t0 = time.monotonic()
+            self.assertInterrupted(lambda: evalguard.guarded_eval("10 ** 10**7"), "eval-timeout=300ms")
+            return time.monotonic() - t0
+        self.assertTimely(attempt, 1.3)
         self.assertEqual(evalguard.guarded_eval("(10 ** 100) // 7 % 10"), (10 ** 100) // 7 % 10)
 
     def test_interruption_is_sticky(self):
@@ -147,10 +150,18 @@ class Threads(support.GuardTest):
     def test_blocked_worker_is_abandoned_and_counted(self):
         self.configure("eval-timeout=200ms", "eval-max-leaked-threads=0", threads=True)
         release = threading.Event()
-        t0 = time.monotonic()
-        self.assertInterrupted(lambda: evalguard.guarded_eval("wait(5)", names={"wait": release.wait}),
-                               "eval-timeout=200ms")
-        self.assertLess(time.monotonic() - t0, 1.2, "the caller regains control")
+
+        def attempt():
+            nonlocal release
+            if runner.leaked_threads():  # an earlier try's worker: let it end
+                release.set()
+                self.assertTrue(wait_until(lambda: runner.leaked_threads() == 0))
+                release = threading.Event()
+            t0 = time.monotonic()
+            self.assertInterrupted(lambda: evalguard.guarded_eval("wait(5)", names={"wait": release.wait}),
+                                   "eval-timeout=200ms")
+            return time.monotonic() - t0
+        self.assertTimely(attempt, 1.2)
         self.assertEqual(runner.leaked_threads(), 1)
         self.assertInterrupted(lambda: evalguard.guarded_eval("1"), "eval-max-leaked-threads=0")
         release.set()
@@ -187,9 +198,12 @@ class Threads(support.GuardTest):
             self.assertEqual(evalguard.guarded_eval("tid()", names={"tid": threading.get_ident}),
                              threading.get_ident())
             self.assertFalse(runner.threads_enabled)
-            t0 = time.monotonic()
-            self.assertInterrupted(lambda: evalguard.guarded_eval("while True:\n    pass"), "eval-timeout=300ms")
-            self.assertLess(time.monotonic() - t0, 1.3)
+
+            def attempt():
+                t0 = time.monotonic()
+                self.assertInterrupted(lambda: evalguard.guarded_eval("while True:\n    pass"), "eval-timeout=300ms")
+                return time.monotonic() - t0
+            self.assertTimely(attempt, 1.3)
         finally:
             runner._thread.start_new_thread = real
             runner._idle.extend(idle)
@@ -199,10 +213,13 @@ class Threads(support.GuardTest):
         self.install(threads=True, syntax=["comprehension"], call=["iter", "int"], timeout_ms=5000,
                      max_iterations=10**10,
                      named={"outer": {"call": ["eval"], "timeout_ms": 300, "max_iterations": 10**10}})
-        t0 = time.monotonic()
-        self.assertInterrupted(lambda: evalguard.guarded_eval("eval('[0 for _ in iter(int, 1)]')", profile="outer"),
-                               "eval-timeout=300ms")
-        self.assertLess(time.monotonic() - t0, 1.3)
+
+        def attempt():
+            t0 = time.monotonic()
+            self.assertInterrupted(lambda: evalguard.guarded_eval("eval('[0 for _ in iter(int, 1)]')",
+                                                                  profile="outer"), "eval-timeout=300ms")
+            return time.monotonic() - t0
+        self.assertTimely(attempt, 1.3)
 
 
 if __name__ == "__main__":

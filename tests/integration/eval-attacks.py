@@ -13,6 +13,7 @@ Exits 77 only when ``python-sb --check-config`` says the agent is disabled.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import sys
 import textwrap
 import unittest
@@ -45,7 +46,7 @@ NAMES = {{
     "width": lambda: {{"w": 999_999_999}},
     "code": lambda: {{"code": (lambda: 0).__code__}},
 }}
-for i, (name, source, lines, names, expected) in enumerate(attacks.ATTACKS):
+def run(i, source, names):
     t0 = time.monotonic()
     try:
         if names == "builtins":
@@ -55,7 +56,20 @@ for i, (name, source, lines, names, expected) in enumerate(attacks.ATTACKS):
         outcome = "RAN " + repr(value)[:60]
     except BaseException as e:
         outcome = type(e).__name__
-    print(f"{{name}}\\t{{outcome}}\\t{{time.monotonic() - t0:.3f}}", flush=True)
+    return outcome, time.monotonic() - t0
+
+{timeout_of}
+# A loaded machine (make -j2 check on 2 cores) can delay one wake-up past the
+# bound: an attack that took too long runs again (at most twice) and the
+# shortest time counts; a guard that does not give control back is slow every time.
+for i, (name, source, lines, names, expected) in enumerate(attacks.ATTACKS):
+    outcome, took = run(i, source, names)
+    for _ in range(2):
+        if took < timeout_of(lines) + 1.0:
+            break
+        outcome, again = run(i, source, names)
+        took = min(took, again)
+    print(f"{{name}}\\t{{outcome}}\\t{{took:.3f}}", flush=True)
 print("DONE", flush=True)
 """
 
@@ -96,7 +110,8 @@ class EvalAttacks(unittest.TestCase):
             if "py-sandbox=false" in check.stdout:
                 sbtest.skip("the in-interpreter agent is disabled (python-sb --check-config)")
             self.assertEqual(check.returncode, 0, check.stderr)
-            s.write("prog.py", textwrap.dedent(PROGRAM.format(corpus=str(CORPUS))))
+            s.write("prog.py", textwrap.dedent(PROGRAM).format(corpus=str(CORPUS),
+                                                               timeout_of=inspect.getsource(timeout_of)))
             r = sbtest.run_sb([f"--pysandboxes-config={policy}", "prog.py"], cwd=s.dir, timeout=300)
         self.assertIn("DONE", r.stdout.splitlines(), f"stdout:\n{r.stdout}\nstderr:\n{r.stderr}")
         seen = {}

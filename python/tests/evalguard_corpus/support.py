@@ -57,6 +57,19 @@ class GuardTest(unittest.TestCase):
     def configure(self, *lines: str, mode: str = "enforce", threads: bool = True) -> None:
         evalguard.configure(list(lines), mode=mode, threads=threads, send=self.sent.append)
 
+    def assertTimely(self, attempt, bound: float, what: str = "the caller regains control",
+                     tries: int = 3) -> None:
+        """`attempt()` runs the timed step (asserting its outcome) and returns
+        the seconds it took.  A loaded machine (make -j2 check on 2 cores)
+        can delay one wake-up past `bound`; a guard that does not give
+        control back misses it on every try."""
+        took = []
+        for _ in range(tries):
+            took.append(attempt())
+            if took[-1] < bound:
+                return
+        self.fail(f"{what}: {', '.join(f'{t:.2f}' for t in took)} s, bound {bound} s")
+
     def assertRejected(self, fn, *fragments: str):
         with self.assertRaises(exceptions.EvalSyntaxRejected) as cm:
             fn()
