@@ -67,8 +67,7 @@
 
 /* ---- /proc ------------------------------------------------------------------------- */
 
-/* One numeric field of /proc/PID/status ("Tgid", "TracerPid"). */
-static int proc_status_field(pid_t pid, const char *key, long *val)
+int sb_aproc_status_field(pid_t pid, const char *key, long *val)
 {
 	char path[64], line[256];
 	size_t kl = strlen(key);
@@ -116,12 +115,12 @@ int sb_attach_check(pid_t pid, struct sb_attach_info *info)
 	info->tracer = 0;
 	info->ptrace_scope = -1;
 	info->exe[0] = info->cwd[0] = '\0';
-	if (pid <= 0 || proc_status_field(pid, "Tgid", &tgid) != 0)
+	if (pid <= 0 || sb_aproc_status_field(pid, "Tgid", &tgid) != 0)
 		return -ESRCH;
 	if (tgid == getpid())
 		return -EINVAL;
 	/* Traced by us already (a thread of a process listed before): fine. */
-	if (proc_status_field((pid_t)tgid, "TracerPid", &tracer) == 0 && tracer != 0 && tracer != getpid()) {
+	if (sb_aproc_status_field((pid_t)tgid, "TracerPid", &tracer) == 0 && tracer != 0 && tracer != getpid()) {
 		info->tracer = (pid_t)tracer;
 		return -EBUSY;
 	}
@@ -671,7 +670,7 @@ static void on_new_tracee(struct sb_actx *c, pid_t tid)
 
 	if (tracee_find(c, tid))
 		return;
-	if (proc_status_field(tid, "Tgid", &tgid) != 0)
+	if (sb_aproc_status_field(tid, "Tgid", &tgid) != 0)
 		tgid = tid;
 	if (tracee_add(c, tid, (pid_t)tgid) != 0)
 		return;	/* out of memory: it runs, traced by nobody's loop until detach */
@@ -797,7 +796,7 @@ static int seize_one(struct sb_actx *c, pid_t tid, pid_t tgid, bool *added)
 
 		if (err == ESRCH)
 			return 0;	/* the thread ended before we got to it */
-		if (err == EPERM && proc_status_field(tid, "TracerPid", &tracer) == 0 && tracer != 0 &&
+		if (err == EPERM && sb_aproc_status_field(tid, "TracerPid", &tracer) == 0 && tracer != 0 &&
 		    tracer != getpid())
 			return -EBUSY;
 		return -err;
@@ -818,7 +817,7 @@ static int seize_process(struct sb_actx *c, pid_t pid)
 	long tgid;
 	bool any = false;
 
-	if (proc_status_field(pid, "Tgid", &tgid) != 0)
+	if (sb_aproc_status_field(pid, "Tgid", &tgid) != 0)
 		return -ESRCH;
 	if (tgid == getpid())
 		return -EINVAL;
@@ -970,7 +969,7 @@ static int attach_all(struct sb_actx *c, struct sb_attach_info *info)
 		if (i == 0) {
 			long tgid = o->pids[0];
 
-			(void)proc_status_field(o->pids[0], "Tgid", &tgid);
+			(void)sb_aproc_status_field(o->pids[0], "Tgid", &tgid);
 			c->first_tgid = (pid_t)tgid;
 		}
 	}

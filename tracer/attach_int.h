@@ -195,6 +195,10 @@ enum sb_verdict sb_ajudge_again(const struct sb_acall *call, const struct sb_pol
 /* Is pid one of the traced processes, or a descendant of one? */
 bool sb_ajudge_inside(const struct sb_actx *c, pid_t pid);
 
+/* One numeric field of /proc/PID/status ("Tgid", "PPid", "TracerPid"):
+ * 0, -ESRCH (no such process) or -ENOENT (no such field). */
+int sb_aproc_status_field(pid_t pid, const char *key, long *val);
+
 /* ---- attach_enforce.c -------------------------------------------------------------- */
 
 /* Can this architecture change a call through the registers? */

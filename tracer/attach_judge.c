@@ -407,27 +407,6 @@ static void resolve_listen(const struct sb_atracee *t, struct sb_acall *call)
 
 /* ---- signals ---------------------------------------------------------------------------- */
 
-static int status_field(pid_t pid, const char *key, long *val)
-{
-	char path[64], line[256];
-	size_t kl = strlen(key);
-	FILE *f;
-	int rc = -ENOENT;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -ESRCH;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
-			*val = strtol(line + kl + 1, NULL, 10);
-			rc = 0;
-			break;
-		}
-	fclose(f);
-	return rc;
-}
-
 bool sb_ajudge_inside(const struct sb_actx *c, pid_t pid)
 {
 	pid_t p = pid;
@@ -438,7 +417,7 @@ bool sb_ajudge_inside(const struct sb_actx *c, pid_t pid)
 		for (size_t i = 0; i < c->n_tgids; i++)
 			if (c->tgids[i] == p)
 				return true;
-		if (status_field(p, "PPid", &pp) != 0)
+		if (sb_aproc_status_field(p, "PPid", &pp) != 0)
 			return false;
 		p = (pid_t)pp;
 	}
@@ -457,7 +436,7 @@ static void resolve_kill(const struct sb_actx *c, const struct sb_atracee *t, st
 			call->obj.kill_class = 0;
 			return;
 		}
-		if (status_field(call->sig_tid, "Tgid", &tg) != 0) {
+		if (sb_aproc_status_field(call->sig_tid, "Tgid", &tg) != 0) {
 			call->obj.kill_class = 0;	/* no such thread: the kernel says ESRCH */
 			return;
 		}
