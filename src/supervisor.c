@@ -4,11 +4,12 @@
  * Threads:
  *   - the caller's thread waits for the program (and reaps the orphans it
  *     adopts as a subreaper), then tears everything down;
- *   - N workers poll the listener, receive, decide (reading the caller's
- *     Python stack when a decision or a refusal needs it: sup_attr.c) and
- *     answer on the same thread (SPEC §9: the common decision never changes
- *     threads); a worker about to block (FIFO open, blocking connect) makes
- *     sure another worker is receiving;
+ *   - workers: one at a time (the receiver) waits in RECV, decides (reading
+ *     the caller's Python stack when a decision or a refusal needs it:
+ *     sup_attr.c) and answers on the same thread (SPEC §9: the common
+ *     decision never changes threads); the others are parked.  A receiver
+ *     about to block (FIFO open, blocking connect) hands the role to a
+ *     parked worker, or starts one;
  *   - the interrupter watches blocked requests: target gone or signal
  *     pending, the blocked worker gets SB_SIG_INTR and its call EINTR;
  *   - the event thread hands events to opts->on_event in order.
@@ -81,7 +82,13 @@ struct sb_sup {
 	pthread_t workers[SB_WORKERS_MAX];
 	bool wlive[SB_WORKERS_MAX];
 	unsigned n_workers, n_base;
-	atomic_uint n_idle;
+	/* One worker at a time waits in RECV (the receiver); the others park
+	 * on rcond.  The listener wakes every thread waiting on it for each
+	 * notification, and each extra waiter costs the trapped call a wake-up
+	 * and a context switch (doc/supervisor.md §6). */
+	pthread_cond_t rcond;
+	bool receiver_taken;
+	unsigned n_parked;
 
 	pthread_mutex_t blk_lock;	/* blocking calls */
 	pthread_cond_t blk_cond;
@@ -581,6 +588,54 @@ void sb_umask_end(void)
 
 static int spawn_worker(struct sb_sup *s);
 
+/* Is this worker the receiver? */
+static __thread bool tl_receiver;
+
+/* The receiver is about to block: a parked worker takes over receiving,
+ * or a new one is started when none is parked. */
+static void receiver_hand_over(struct sb_sup *s)
+{
+	bool spawn;
+
+	if (!tl_receiver)
+		return;		/* a repeated wait of the same call */
+	tl_receiver = false;
+	pthread_mutex_lock(&s->wlock);
+	s->receiver_taken = false;
+	spawn = s->n_parked == 0;
+	if (!spawn)
+		pthread_cond_signal(&s->rcond);
+	pthread_mutex_unlock(&s->wlock);
+	if (spawn)
+		spawn_worker(s);
+}
+
+/* Become the receiver, parked until the role is free.  Returns false when
+ * the worker should leave instead: shutdown, or it is an extra worker
+ * (started for a blocking call) and others are there to take the role. */
+static bool receiver_take(struct sb_sup *s)
+{
+	bool ok = false;
+
+	pthread_mutex_lock(&s->wlock);
+	for (;;) {
+		if (atomic_load(&s->stopping))
+			break;
+		if (!s->receiver_taken) {
+			s->receiver_taken = true;
+			tl_receiver = ok = true;
+			break;
+		}
+		if (s->n_workers > s->n_base)
+			break;
+		s->n_parked++;
+		pthread_cond_wait(&s->rcond, &s->wlock);
+		s->n_parked--;
+	}
+	pthread_mutex_unlock(&s->wlock);
+	return ok;
+}
+
 int sb_notif_block_begin(struct sb_notif *n)
 {
 	struct sb_sup *s = n->sup;
@@ -603,8 +658,7 @@ int sb_notif_block_begin(struct sb_notif *n)
 	if (rc)
 		return rc;
 	/* Someone else must keep receiving while this thread waits. */
-	if (atomic_load(&s->n_idle) == 0)
-		spawn_worker(s);
+	receiver_hand_over(s);
 	return 0;
 }
 
@@ -939,11 +993,10 @@ static void worker_loop(struct sb_sup *s, unsigned slot)
 		return;
 	}
 	for (;;) {
-		atomic_fetch_add(&s->n_idle, 1);
-		if (atomic_load(&s->stopping)) {
-			atomic_fetch_sub(&s->n_idle, 1);
+		if (!tl_receiver && !receiver_take(s))
 			break;
-		}
+		if (atomic_load(&s->stopping))
+			break;
 		/* Wait in RECV itself (no poll first: one system call and one
 		 * wake-up less per notification, and the sync wake-up hands the
 		 * target's CPU straight to this thread).  stop_workers()
@@ -952,7 +1005,6 @@ static void worker_loop(struct sb_sup *s, unsigned slot)
 		if (ioctl(s->child.listener, SECCOMP_IOCTL_NOTIF_RECV, &req) < 0) {
 			int err = errno;
 
-			atomic_fetch_sub(&s->n_idle, 1);
 			/* EINTR: the shutdown kick.  ENOENT: a target died or
 			 * was signalled after waking us, or the filter has no
 			 * users left (RECV then fails at once: the listener
@@ -962,15 +1014,16 @@ static void worker_loop(struct sb_sup *s, unsigned slot)
 				break;
 			continue;
 		}
-		atomic_fetch_sub(&s->n_idle, 1);
 		lat_start();
 		handle(s, &req, ev, stk);
-		/* Extra workers started for a blocking call leave once idle ones exist. */
+	}
+	if (tl_receiver) {
+		/* Leaving (shutdown or the listener's end): let a parked
+		 * worker find that out too. */
+		tl_receiver = false;
 		pthread_mutex_lock(&s->wlock);
-		if (s->n_workers > s->n_base && atomic_load(&s->n_idle) > 0) {
-			pthread_mutex_unlock(&s->wlock);
-			break;
-		}
+		s->receiver_taken = false;
+		pthread_cond_signal(&s->rcond);
 		pthread_mutex_unlock(&s->wlock);
 	}
 	free(ev);
@@ -1049,6 +1102,7 @@ static void stop_workers(struct sb_sup *s)
 		for (unsigned i = 0; i < SB_WORKERS_MAX; i++)
 			if (s->wlive[i])
 				pthread_kill(s->workers[i], g_sig_intr);
+		pthread_cond_broadcast(&s->rcond);	/* parked ones */
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += SB_INTR_PERIOD_NS;
 		if (until.tv_nsec >= 1000000000L) {
@@ -1110,6 +1164,7 @@ static void sup_free(struct sb_sup *s)
 		close(s->child.pidfd);
 	pthread_mutex_destroy(&s->wlock);
 	pthread_cond_destroy(&s->wcond);
+	pthread_cond_destroy(&s->rcond);
 	pthread_mutex_destroy(&s->blk_lock);
 	pthread_cond_destroy(&s->blk_cond);
 	pthread_mutex_destroy(&s->ev_lock);
@@ -1131,6 +1186,7 @@ static struct sb_sup *sup_new(const struct sb_run_opts *o)
 	atomic_init(&s->same_root, true);
 	pthread_mutex_init(&s->wlock, NULL);
 	pthread_cond_init(&s->wcond, NULL);
+	pthread_cond_init(&s->rcond, NULL);
 	pthread_mutex_init(&s->blk_lock, NULL);
 	pthread_cond_init(&s->blk_cond, NULL);
 	pthread_mutex_init(&s->ev_lock, NULL);

@@ -33,6 +33,31 @@ t.join()
 print("reader got:", got[0])
 '''
 
+# Eight opens blocked at once in the supervisor (os-sandbox=none: with
+# Landlock a read-only open is CONTINUEd and blocks in the program): the
+# receiving worker hands its role on each time (to a parked worker, or a
+# new one), and the main thread is still served; each open completes when
+# its writer comes.
+MANY_BLOCKED = '''
+import os, sys, threading, time
+fifos, data = sys.argv[1:9], sys.argv[9]
+got = {}
+def reader(i):
+    with open(fifos[i]) as f:
+        got[i] = f.read()
+ts = [threading.Thread(target=reader, args=(i,)) for i in range(8)]
+for t in ts:
+    t.start()
+time.sleep(0.3)                    # let all eight block in the supervisor
+ok = sum(open(data).read() == "public data\\n" for _ in range(300))
+print("opens while blocked:", ok, "readers alive:", sum(t.is_alive() for t in ts), flush=True)
+for i in reversed(range(8)):
+    with open(fifos[i], "w") as f:
+        f.write(str(i))
+    ts[i].join()
+print("got:", "".join(got[i] for i in range(8)))
+'''
+
 INTERRUPTED = '''
 import os, sys
 print(os.getpid(), flush=True)
@@ -61,6 +86,18 @@ class Fifo(unittest.TestCase):
                             str(self.t.data / "public.txt")], timeout=60)
         self.assertEqual(cp.stdout, "opens while blocked: 300 reader alive: True\n"
                                     "reader got: through the fifo\n", cp.stderr)
+        self.assertEqual(cp.returncode, 0)
+
+    def test_many_blocked(self) -> None:
+        fifos = [self.t.out / f"pipe{i}" for i in range(8)]
+        for f in fifos:
+            os.mkfifo(f)
+        s = self.t.script(MANY_BLOCKED)
+        self.t.write_policy(["python-api=ALLOW:threads", "os-sandbox=none"])
+        cp = sbtest.run_sb([f"--pysandboxes-config={self.t.policy}", str(s), *map(str, fifos),
+                            str(self.t.data / "public.txt")], timeout=60)
+        self.assertEqual(cp.stdout, "opens while blocked: 300 readers alive: 8\n"
+                                    "got: 01234567\n", cp.stderr)
         self.assertEqual(cp.returncode, 0)
 
     def test_ctrl_c(self) -> None:
