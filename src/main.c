@@ -460,6 +460,7 @@ static int run_program(struct run *r)
 		.notice_fd = STDERR_FILENO,
 		.on_event = on_event,
 		.event_data = r,
+		.refusals_only = r->mode == SB_MODE_ENFORCE && r->log_fd < 0 && !r->learn && !r->report,
 		.agent_fd = r->agent_child_fd,
 		.agent = r->agent,
 		.child_setup = r->oslayer ? apply_oslayer_in_child : NULL,

@@ -35,6 +35,9 @@ struct sb_run_opts {
 	int notice_fd;			/* refusal lines "python-sb: DENIED ..." (-1: none) */
 	sb_event_fn *on_event;		/* every decision (log, learn, report); may be NULL */
 	void *event_data;
+	/* on_event wants refusals only (enforce mode without a log, learning
+	 * or a report): allowed calls then cost no event after the answer. */
+	bool refusals_only;
 	int agent_fd;			/* descriptor to inherit for the agent (-1: none) */
 	/* The agent's channel (NULL: none): a refused open, connect or exec is
 	 * explained to the agent first (sb_agent_refusal), so the program gets
