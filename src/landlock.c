@@ -354,7 +354,7 @@ fail:
 	return 0;
 }
 
-int sb_ll_apply(const struct sb_ll_plan *plan, const char **failed_path)
+int sb_ll_ruleset_new(const struct sb_ll_plan *plan, const char **failed_path)
 {
 	struct sb_ll_ruleset_attr attr = {
 		.handled_access_fs = plan->handled_fs,
@@ -365,10 +365,6 @@ int sb_ll_apply(const struct sb_ll_plan *plan, const char **failed_path)
 
 	if (failed_path)
 		*failed_path = NULL;
-	/* landlock_restrict_self needs it without CAP_SYS_ADMIN; the supervisor's
-	 * spawn sets it too, setting it twice is harmless. */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -errno;
 	rs = (int)syscall(SYS_landlock_create_ruleset, &attr, ruleset_attr_size(plan->abi), 0);
 	if (rs < 0)
 		return -errno;
@@ -381,8 +377,34 @@ int sb_ll_apply(const struct sb_ll_plan *plan, const char **failed_path)
 		if (syscall(SYS_landlock_add_rule, rs, SB_LL_RULE_NET_PORT, &np, 0) < 0)
 			rc = -errno;
 	}
-	if (!rc && syscall(SYS_landlock_restrict_self, rs, 0) < 0)
-		rc = -errno;
+	if (rc) {
+		close(rs);
+		return rc;
+	}
+	return rs;
+}
+
+int sb_ll_restrict(int ruleset)
+{
+	/* landlock_restrict_self needs it without CAP_SYS_ADMIN; the supervisor's
+	 * spawn sets it too, setting it twice is harmless. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	return syscall(SYS_landlock_restrict_self, ruleset, 0) < 0 ? -errno : 0;
+}
+
+int sb_ll_apply(const struct sb_ll_plan *plan, const char **failed_path)
+{
+	int rs, rc;
+
+	if (failed_path)
+		*failed_path = NULL;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	rs = sb_ll_ruleset_new(plan, failed_path);
+	if (rs < 0)
+		return rs;
+	rc = sb_ll_restrict(rs);
 	close(rs);
 	return rc;
 }

@@ -162,4 +162,10 @@ bool sb_ll_plan_port_allowed(const struct sb_ll_plan *plan, uint16_t port, uint6
  * rule path that failed, or NULL. */
 int sb_ll_apply(const struct sb_ll_plan *plan, const char **failed_path);
 
+/* The same in two steps: the ruleset with every rule (a descriptor, close-
+ * on-exec, or -errno; may run in the parent, once for every child), then
+ * no_new_privs and restrict (system calls only, after fork). */
+int sb_ll_ruleset_new(const struct sb_ll_plan *plan, const char **failed_path);
+int sb_ll_restrict(int ruleset);
+
 #endif

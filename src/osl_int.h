@@ -114,6 +114,7 @@ struct sb_oslayer {
 	unsigned flags;
 	int abi;			/* Landlock ABI used (0 when not Landlock) */
 	struct sb_ll_plan *ll;
+	int ll_ruleset;			/* built once for the probe and the child; -1: none */
 	struct osl_ns *ns;
 	char *wrap_bin;			/* bwrap / firejail */
 	struct osl_strv wrap_opts;

@@ -66,12 +66,26 @@ static int prepare_landlock(struct sb_oslayer *l, int abi, struct sb_diag *diag)
 		.connect = l->in.connect, .n_connect = l->in.n_connect,
 		.exec_anywhere = l->in.exec_anywhere,
 	};
+	const char *failed = NULL;
 	int rc = sb_ll_plan_new(&lin, abi, &l->ll);
 
 	if (rc)
 		sb_diag_error(diag, "", 0, "os-sandbox=landlock: cannot compute the rules: %s", strerror(-rc));
 	l->abi = l->ll ? l->ll->abi : 0;
-	return rc;
+	if (rc)
+		return rc;
+	/* Once, here: the probe child and the program's child then only
+	 * restrict themselves with it (each used to open every rule's path
+	 * and add it, 70-odd rules, on the way to the program's start). */
+	rc = sb_ll_ruleset_new(l->ll, &failed);
+	if (rc < 0) {
+		sb_diag_error(diag, "", 0, "os-sandbox=landlock cannot be applied: landlock: %s%s%s: %s",
+			      failed ? "adding a rule for '" : "creating the ruleset", failed ? failed : "",
+			      failed ? "'" : "", strerror(-rc));
+		return rc;
+	}
+	l->ll_ruleset = rc;
+	return 0;
 }
 
 /* ---- selection ---------------------------------------------------------------- */
@@ -200,6 +214,7 @@ int sb_oslayer_new_ex(const struct sb_oslayer_args *a, struct sb_oslayer **out, 
 	if (!l)
 		return -ENOMEM;
 	l->requested = sb_policy_settings(a->policy)->os_sandbox;
+	l->ll_ruleset = -1;
 	l->mode = a->mode;
 	l->flags = a->flags;
 	rc = select_kind(l, a, &abi, diag);
@@ -228,6 +243,8 @@ void sb_oslayer_free(struct sb_oslayer *l)
 	if (!l)
 		return;
 	sb_ll_plan_free(l->ll);
+	if (l->ll_ruleset >= 0)
+		close(l->ll_ruleset);
 	osl_ns_free(l->ns);
 	free(l->wrap_bin);
 	osl_strv_free(&l->wrap_opts);
@@ -317,6 +334,12 @@ int sb_oslayer_apply_child(const struct sb_oslayer *l)
 
 	if (!l || l->kind != SB_OSL_LANDLOCK || (l->flags & SB_OSL_F_TEST_NOOP))
 		return 0;
+	if (l->ll_ruleset >= 0) {
+		rc = sb_ll_restrict(l->ll_ruleset);
+		if (rc)
+			osl_child_fail("landlock: restricting", NULL, -rc);
+		return rc;
+	}
 	rc = sb_ll_apply(l->ll, &failed);
 	if (rc)
 		osl_child_fail(failed ? "landlock: adding a rule for" : "landlock: restricting", failed, -rc);
