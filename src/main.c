@@ -402,26 +402,61 @@ static int finish_learning(struct run *r)
 
 static int apply_oslayer_in_child(void *data)
 {
-	return sb_oslayer_apply_child(data);
+	const struct run *r = data;
+
+	return sb_oslayer_apply_child(r->oslayer);
 }
 
-/* The kernel layer of os-sandbox= is computed once every grant is known (the
- * policy's, the interpreter's, the agent's), and proven by a self-test probe
- * before the program starts.  Landlock is applied by the spawn's child_setup;
- * the namespaces and the wrappers start the interpreter themselves (the
- * spawn gets the layer in the run options). */
-static int prepare_oslayer(struct run *r, enum sb_mode mode)
+static void print_diag_errors(const struct sb_diag *d)
 {
+	for (size_t i = 0; i < d->n; i++)
+		if (d->items[i].level == SB_DIAG_ERROR)
+			sb_error("%s", d->items[i].msg);
+}
+
+/* The program's child applied the layer and probed it: is it refused? */
+static int judge_oslayer_probe(void *data)
+{
+	struct run *r = data;
 	struct sb_diag d;
 	int rc;
 
 	sb_diag_init(&d);
-	rc = sb_oslayer_new(r->policy, r->interp.exe, mode, &r->oslayer, &d);
+	rc = sb_oslayer_selftest_collect(r->oslayer, &d);
+	if (rc) {
+		print_diag_errors(&d);
+		r->layer_failed = true;
+	}
+	sb_diag_free(&d);
+	return rc;
+}
+
+/* The kernel layer of os-sandbox= is computed once every grant is known (the
+ * policy's, the interpreter's, the agent's), and proven by a self-test probe
+ * before the program starts.  Landlock is applied by the spawn's child_setup,
+ * which then runs the probe in that very child, and child_ready judges it
+ * before the child may exec; the namespaces and the wrappers start the
+ * interpreter themselves (the spawn gets the layer in the run options) and
+ * are probed here. */
+static int prepare_oslayer(struct run *r, enum sb_mode mode, unsigned flags)
+{
+	struct sb_oslayer_args a = {
+		.policy = r->policy, .python_exe = r->interp.exe, .mode = mode, .flags = flags,
+	};
+	struct sb_diag d;
+	int rc;
+
+#ifdef SB_TEST_WIDEN
+	/* Test-only binary: a layer that restricts nothing, which its
+	 * self-test must catch (tests/integration/os-landlock-selftest.py). */
+	if (getenv("SB_TEST_NOOP_LAYER"))
+		a.flags |= SB_OSL_F_TEST_NOOP;
+#endif
+	sb_diag_init(&d);
+	rc = sb_oslayer_new_ex(&a, &r->oslayer, &d);
 	sb_print_warnings(&d);
 	if (rc) {
-		for (size_t i = 0; i < d.n; i++)
-			if (d.items[i].level == SB_DIAG_ERROR)
-				sb_error("%s", d.items[i].msg);
+		print_diag_errors(&d);
 		if (!d.n)
 			sb_error("cannot prepare the kernel layer: %s", strerror(-rc));
 		sb_diag_free(&d);
@@ -464,7 +499,8 @@ static int run_program(struct run *r)
 		.agent_fd = r->agent_child_fd,
 		.agent = r->agent,
 		.child_setup = r->oslayer ? apply_oslayer_in_child : NULL,
-		.child_data = r->oslayer,
+		.child_ready = r->oslayer ? judge_oslayer_probe : NULL,
+		.child_data = r,
 		.kernel_enforces_fs = r->oslayer && sb_oslayer_enforces_fs(r->oslayer),
 		.kernel_enforces_fs_read = r->oslayer && sb_oslayer_enforces_fs_read(r->oslayer),
 		.oslayer = r->oslayer,
@@ -480,7 +516,8 @@ static int run_program(struct run *r)
 	if (r->agent)
 		sb_agent_finish(r->agent);
 	if (rc) {
-		report_supervise_error(rc);
+		if (!r->layer_failed)
+			report_supervise_error(rc);
 		return SB_EXIT_INTERNAL;
 	}
 	if (r->mode == SB_MODE_LEARN && finish_learning(r))
@@ -522,7 +559,8 @@ static int do_check_config(struct run *r)
 	}
 	fputs(text, stdout);
 	free(text);
-	if (prepare_oslayer(r, SB_MODE_ENFORCE))
+	/* Probed at once: its outcome is part of the description. */
+	if (prepare_oslayer(r, SB_MODE_ENFORCE, 0))
 		return SB_EXIT_INTERNAL;
 	rc = sb_oslayer_describe(r->oslayer, &text);
 	if (rc) {
@@ -625,7 +663,7 @@ static int prepare_run(struct run *r)
 	if (r->cli.action == SB_ACT_CHECK_CONFIG)
 		return do_check_config(r);
 	if (select_mode(r) || build_child_env(r) || sb_main_open_log(r) || open_report(r) ||
-	    start_helpers(r) || prepare_oslayer(r, r->mode) || build_child_argv(r))
+	    start_helpers(r) || prepare_oslayer(r, r->mode, SB_OSL_F_SELFTEST_IN_CHILD) || build_child_argv(r))
 		return SB_EXIT_INTERNAL;
 	return finish_report(r, run_program(r));
 }

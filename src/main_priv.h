@@ -29,6 +29,7 @@ struct run {
 	char **child_argv;
 	struct sb_agent *agent;
 	struct sb_oslayer *oslayer;	/* kernel layer under the supervisor (NULL: none) */
+	bool layer_failed;		/* its self-test stopped the run (already said) */
 	int agent_child_fd;
 	struct sb_learn *learn;
 	struct sb_report *report;	/* --report=FILE, or NULL */

@@ -123,9 +123,16 @@ struct sb_oslayer {
 	struct osl_input in;
 	char *why_none;			/* why the supervisor runs alone */
 	struct osl_strv selftest;	/* outcome lines */
+	struct osl_pending *pending;	/* SB_OSL_F_SELFTEST_IN_CHILD: the probe to run */
 };
 
 int osl_selftest_landlock(const struct sb_oslayer *l, struct osl_strv *out, struct sb_diag *diag);
+/* SB_OSL_F_SELFTEST_IN_CHILD: plan the probe (and make its result pipe);
+ * run it in the program's child after the layer; judge it in the parent. */
+int osl_selftest_landlock_defer(struct sb_oslayer *l);
+void osl_pending_child(const struct sb_oslayer *l);
+int osl_pending_collect(struct sb_oslayer *l, struct sb_diag *diag);
+void osl_pending_free(struct sb_oslayer *l);
 int osl_selftest_unshare(const struct sb_oslayer *l, struct osl_strv *out, struct sb_diag *diag);
 int osl_selftest_wrapper(const struct sb_oslayer *l, const char *python_exe, struct osl_strv *out,
 			 struct sb_diag *diag);

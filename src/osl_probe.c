@@ -277,16 +277,23 @@ static int evaluate(const struct sb_oslayer *l, const struct probe *pr, const st
 	return rc;
 }
 
+static const int ll_refused[] = { EACCES, 0 };
+
+static void plan_landlock(const struct sb_oslayer *l, struct probe *pr)
+{
+	*pr = (struct probe){ .cport = -1, .bport = -1, .listener = -1 };
+	pick_file(l, ll_covered, pr);
+	pr->cport = pick_port(l->ll, SB_LL_NET_CONNECT_TCP);
+	pr->bport = pick_port(l->ll, SB_LL_NET_BIND_TCP);
+}
+
 int osl_selftest_landlock(const struct sb_oslayer *l, struct osl_strv *out, struct sb_diag *diag)
 {
-	static const int eacces[] = { EACCES, 0 };
-	struct probe pr = { .cport = -1, .bport = -1, .listener = -1 };
+	struct probe pr;
 	struct probe_res r;
 	int rc;
 
-	pick_file(l, ll_covered, &pr);
-	pr.cport = pick_port(l->ll, SB_LL_NET_CONNECT_TCP);
-	pr.bport = pick_port(l->ll, SB_LL_NET_BIND_TCP);
+	plan_landlock(l, &pr);
 	memset(&r, 0, sizeof(r));
 	rc = run_child(l, &pr, &r, diag);
 	if (pr.created)
@@ -296,7 +303,105 @@ int osl_selftest_landlock(const struct sb_oslayer *l, struct osl_strv *out, stru
 			      strerror(-rc));
 		return rc;
 	}
-	return evaluate(l, &pr, &r, eacces, eacces, out, diag);
+	return evaluate(l, &pr, &r, ll_refused, ll_refused, out, diag);
+}
+
+/* ---- the probe in the program's own child (Landlock) ------------------------------- */
+
+/* A probe child costs a fork, a wait and a second application of the layer
+ * on the way to every program start; the program's own child can run the
+ * same probes right after restricting itself, before its filter and its
+ * execve, while the parent waits for its report anyway. */
+struct osl_pending {
+	struct probe pr;
+	int fd[2];		/* the child's result: it writes, the parent reads */
+};
+
+int osl_selftest_landlock_defer(struct sb_oslayer *l)
+{
+	struct osl_pending *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	if (pipe2(p->fd, O_CLOEXEC) < 0) {
+		int rc = -errno;
+
+		free(p);
+		return rc;
+	}
+	plan_landlock(l, &p->pr);
+	l->pending = p;
+	return 0;
+}
+
+void osl_pending_child(const struct sb_oslayer *l)
+{
+	struct probe_res r;
+	const char *at = (const char *)&r;
+	size_t left = sizeof(r);
+
+	if (!l->pending)
+		return;
+	memset(&r, 0, sizeof(r));
+	run_probes(&l->pending->pr, &r);
+	/* A short write leaves the parent a short read: it fails closed. */
+	while (left) {
+		ssize_t n = write(l->pending->fd[1], at, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		at += n;
+		left -= (size_t)n;
+	}
+}
+
+void osl_pending_free(struct sb_oslayer *l)
+{
+	struct osl_pending *p = l->pending;
+
+	if (!p)
+		return;
+	for (int i = 0; i < 2; i++)
+		if (p->fd[i] >= 0)
+			close(p->fd[i]);
+	if (p->pr.created)
+		unlink(p->pr.file);
+	free(p);
+	l->pending = NULL;
+}
+
+int osl_pending_collect(struct sb_oslayer *l, struct sb_diag *diag)
+{
+	struct osl_pending *p = l->pending;
+	struct probe_res r;
+	size_t got = 0;
+	int rc;
+
+	/* Our write end closed, the read ends at the child's report or, if it
+	 * died without one, at once. */
+	close(p->fd[1]);
+	p->fd[1] = -1;
+	while (got < sizeof(r)) {
+		ssize_t n = read(p->fd[0], (char *)&r + got, sizeof(r) - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got != sizeof(r)) {
+		sb_diag_error(diag, "", 0, "os-sandbox=landlock: the self-test probe could not run: %s",
+			      strerror(EPROTO));
+		rc = -EPROTO;
+	} else {
+		osl_strv_free(&l->selftest);
+		rc = evaluate(l, &p->pr, &r, ll_refused, ll_refused, &l->selftest, diag);
+	}
+	osl_pending_free(l);
+	return rc;
 }
 
 /* A listener on the host's loopback: from inside a network namespace of

@@ -220,8 +220,12 @@ int sb_oslayer_new_ex(const struct sb_oslayer_args *a, struct sb_oslayer **out, 
 	rc = select_kind(l, a, &abi, diag);
 	if (!rc && l->kind != SB_OSL_NONE)
 		rc = prepare(l, a, abi, diag);
-	if (!rc && !(a->flags & SB_OSL_F_NO_SELFTEST))
-		rc = sb_oslayer_selftest(l, diag);
+	if (!rc && !(a->flags & SB_OSL_F_NO_SELFTEST)) {
+		if ((a->flags & SB_OSL_F_SELFTEST_IN_CHILD) && l->kind == SB_OSL_LANDLOCK)
+			rc = osl_selftest_landlock_defer(l);
+		else
+			rc = sb_oslayer_selftest(l, diag);
+	}
 	if (rc) {
 		sb_oslayer_free(l);
 		return rc;
@@ -245,6 +249,7 @@ void sb_oslayer_free(struct sb_oslayer *l)
 	sb_ll_plan_free(l->ll);
 	if (l->ll_ruleset >= 0)
 		close(l->ll_ruleset);
+	osl_pending_free(l);
 	osl_ns_free(l->ns);
 	free(l->wrap_bin);
 	osl_strv_free(&l->wrap_opts);
@@ -332,12 +337,18 @@ int sb_oslayer_apply_child(const struct sb_oslayer *l)
 	const char *failed = NULL;
 	int rc;
 
-	if (!l || l->kind != SB_OSL_LANDLOCK || (l->flags & SB_OSL_F_TEST_NOOP))
+	if (!l || l->kind != SB_OSL_LANDLOCK)
 		return 0;
+	if (l->flags & SB_OSL_F_TEST_NOOP) {
+		osl_pending_child(l);	/* restricting nothing: the probe must say so */
+		return 0;
+	}
 	if (l->ll_ruleset >= 0) {
 		rc = sb_ll_restrict(l->ll_ruleset);
 		if (rc)
 			osl_child_fail("landlock: restricting", NULL, -rc);
+		else
+			osl_pending_child(l);
 		return rc;
 	}
 	rc = sb_ll_apply(l->ll, &failed);
@@ -407,6 +418,11 @@ int sb_oslayer_setup_ns_child(const struct sb_oslayer *l)
 }
 
 /* ---- self-test ------------------------------------------------------------------ */
+
+int sb_oslayer_selftest_collect(struct sb_oslayer *l, struct sb_diag *diag)
+{
+	return l && l->pending ? osl_pending_collect(l, diag) : 0;
+}
 
 int sb_oslayer_selftest(const struct sb_oslayer *l, struct sb_diag *diag)
 {

@@ -39,6 +39,11 @@ enum sb_osl_flags {
 	/* Test-only: the layer is computed but apply_child restricts nothing, so
 	 * the self-test must catch it (tests/integration/os-landlock-*.py). */
 	SB_OSL_F_TEST_NOOP = 1u << 1,
+	/* Landlock: the self-test runs in the program's own child right after
+	 * sb_oslayer_apply_child() restricts it, and the parent judges it with
+	 * sb_oslayer_selftest_collect() before letting it exec (no probe child).
+	 * The other layers probe when they are made, as without the flag. */
+	SB_OSL_F_SELFTEST_IN_CHILD = 1u << 2,
 };
 
 struct sb_oslayer_args {
@@ -89,6 +94,10 @@ int sb_oslayer_describe(const struct sb_oslayer *l, char **text);
 
 /* Run the probe again (sb_oslayer_new already did unless NO_SELFTEST). */
 int sb_oslayer_selftest(const struct sb_oslayer *l, struct sb_diag *diag);
+/* Judge the probe the program's child ran (SB_OSL_F_SELFTEST_IN_CHILD),
+ * once that child has reported; 0 when none is pending.  A failure fills
+ * `diag` and the child must not exec. */
+int sb_oslayer_selftest_collect(struct sb_oslayer *l, struct sb_diag *diag);
 
 /* ---- in the child (after fork, before the seccomp filter) -------------------- */
 

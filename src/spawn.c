@@ -536,6 +536,8 @@ static int spawn_plain(struct spawn *sp, struct sb_child *out)
 		if (out->listener < 0)
 			rc = -errno;
 	}
+	if (rc == 0 && sp->o->child_ready)
+		rc = sp->o->child_ready(sp->o->child_data);
 	if (rc == 0 && write(sp->go[1], "g", 1) != 1)
 		rc = -EPIPE;
 	return rc;

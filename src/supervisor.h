@@ -50,6 +50,11 @@ struct sb_run_opts {
 	 * nothing to do. */
 	int (*child_setup)(void *data);
 	void *child_data;
+	/* Called in the parent once the child has run child_setup and
+	 * installed the filter, before it may exec (plain spawn only: the
+	 * Landlock self-test it ran, sb_oslayer_selftest_collect).  A negative
+	 * return kills it and sb_supervise returns that.  NULL: nothing. */
+	int (*child_ready)(void *data);
 	/* The kernel layer enforces exactly the policy's file exposure
 	 * (sb_oslayer_enforces_fs): read-only opens the policy allows may then
 	 * be CONTINUEd, since whatever a racing thread substitutes is refused by

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The Landlock layer proves itself before the program starts: a probe child
 applies the same rules and must be refused one path and one TCP port.  A
-layer that restricts nothing (injected with --noop) stops the run before the
+layer that restricts nothing (injected with --noop, or in python-sb's own
+child with the test-only build's SB_TEST_NOOP_LAYER) stops the run before the
 program runs; a named layer the kernel cannot apply fails closed with a hint;
 auto falls back to the supervisor alone with one warning."""
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -59,6 +61,33 @@ class LandlockSelfTest(unittest.TestCase):
             self.assertIn("the self-test failed", cp.stderr)
             self.assertIn("was not refused (it succeeded)", cp.stderr)
             self.assertFalse((s.dir / "rw" / "started").exists(), "the program ran")
+
+    def test_python_sb_noop_layer_stops_the_run(self):
+        # python-sb itself: the probe runs in the program's own child right
+        # after the layer, and the parent judges it before the execve.  The
+        # test-only build's SB_TEST_NOOP_LAYER makes the layer restrict
+        # nothing; the program must never start.
+        widen = os.environ.get("PYTHON_SB_WIDEN", "")
+        if not os.access(widen, os.X_OK):
+            self.skipTest("tests/progs/python-sb-widen not built")
+        with sbtest.Scratch() as s:
+            (s.dir / "rw").mkdir()
+            (s.dir / "main.py").write_text(PROGRAM.format(secret=str(self.secret)))
+            (s.dir / ".py-sandboxes").write_text("expose-rw=.\nos-sandbox=landlock\npy-sandbox=false\n")
+            env = dict(os.environ, SB_TEST_NOOP_LAYER="1")
+            cp = subprocess.run([widen, f"--python={sbtest.PYTHON}", "main.py"], cwd=s.dir, env=env,
+                                capture_output=True, text=True, timeout=60)
+            self.assertEqual(cp.returncode, 255, cp.stdout + cp.stderr)
+            self.assertIn("the self-test failed", cp.stderr)
+            self.assertIn("was not refused (it succeeded)", cp.stderr)
+            self.assertFalse((s.dir / "rw" / "started").exists(), "the program ran")
+            probe = re.search(r"reading (/\S+) was not refused", cp.stderr).group(1)
+            self.assertFalse(os.path.exists(probe), "the probe file was left behind")
+            # The same build and policy with the layer on: the program runs.
+            cp = subprocess.run([widen, f"--python={sbtest.PYTHON}", "main.py"], cwd=s.dir,
+                                capture_output=True, text=True, timeout=60)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            self.assertIn("secret refused 2", cp.stdout)  # the supervisor hides it
 
     def test_layer_on(self):
         with sbtest.Scratch() as s:
