@@ -12,11 +12,18 @@ bench_python_sb_latency_LDADD = tracer/libsbattach.a src/libsblearn.a tracer/lib
 	src/libsbcli.a src/libsbpolicy.a src/libsbutil.a $(SB_EXT_LIBS)
 CLEANFILES += bench/python-sb-latency
 
+# The kernel's floor: a supervisor that CONTINUEs at once (what a trapped
+# call costs before python-sb decides anything).
+EXTRA_PROGRAMS += bench/unotify-floor
+bench_unotify_floor_SOURCES = bench/unotify-floor.c
+bench_unotify_floor_LDADD = -lpthread
+CLEANFILES += bench/unotify-floor
+
 .PHONY: bench bench-results
-bench: python-sb bench/python-sb-latency
+bench: python-sb bench/python-sb-latency bench/unotify-floor
 	$(PYTHON) $(srcdir)/bench/run.py --python-sb $(abs_top_builddir)/python-sb \
 		--latency-sb $(abs_top_builddir)/bench/python-sb-latency
-bench-results: python-sb bench/python-sb-latency
+bench-results: python-sb bench/python-sb-latency bench/unotify-floor
 	$(PYTHON) $(srcdir)/bench/run.py --python-sb $(abs_top_builddir)/python-sb \
 		--latency-sb $(abs_top_builddir)/bench/python-sb-latency --write-results
 EXTRA_DIST += bench/eval_bench.py

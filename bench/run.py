@@ -144,12 +144,28 @@ def decisions(sb: str, python: str, f: str, work: Path, env: dict[str, str], run
     return total // max(runs, 1), pct(0.5), pct(0.9)
 
 
+def kernel_floor(prog: str, runs: int) -> dict[str, tuple[float, float]]:
+    """Medians per setup of bench/unotify-floor's µs per open+close and per stat."""
+    if not os.access(prog, os.X_OK):
+        return {}
+    got: dict[str, list[tuple[float, float]]] = {}
+    for _ in range(max(runs, 1)):
+        out = subprocess.run([prog, "20000"], capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            what, o, st = line.split("\t")
+            got.setdefault(what, []).append((float(o.split()[1]), float(st.split()[1])))
+    return {k: (statistics.median(o for o, _ in v), statistics.median(st for _, st in v))
+            for k, v in got.items()}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--python-sb", default=str(HERE.parent / "python-sb"))
     ap.add_argument("--python", default="/usr/bin/python3")
     ap.add_argument("--latency-sb", default=str(HERE / "python-sb-latency"),
                     help="python-sb built with SB_BENCH_LATENCY (make bench builds it); skipped when missing")
+    ap.add_argument("--floor", default=str(HERE / "unotify-floor"),
+                    help="the kernel's floor (make bench builds it); skipped when missing")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--only", help="substring of the workload names to run")
     ap.add_argument("--write-results", action="store_true", help="write bench/RESULTS.md")
@@ -202,6 +218,7 @@ def main() -> int:
     agent_cost = statistics.median(agent_on) - statistics.median(agent_off)
 
     rss = supervisor_rss(args.python_sb, args.python, work, env)
+    floor = kernel_floor(args.floor, args.runs)
     srv.close()
     shutil.rmtree(work, ignore_errors=True)
 
@@ -221,6 +238,12 @@ def main() -> int:
         out += ["", "Supervisor decisions (bench/python-sb-latency: RECV to SEND or ADDFD, SPEC §9 target: median ≤ 5 µs)", "",
                 "| workload | notifications per run | median | 90th percentile |", "|---|---|---|---|"]
         out += [f"| {n} | {c} | {m:.1f} µs | {p:.1f} µs |" for n, c, m, p in lat_rows]
+    if floor:
+        out += ["", "The kernel's floor (bench/unotify-floor: a supervisor that CONTINUEs at once; C loop of "
+                "20 000 calls, median of the runs, µs per call; python-sb's added time per call is "
+                "(python-sb - bare) / 20 000 in the tables above)", "",
+                "| setup | open+close | stat |", "|---|---|---|"]
+        out += [f"| {k} | {o:.2f} µs | {st:.2f} µs |" for k, (o, st) in floor.items()]
     out += ["", f"python-sb supervisor peak RSS during the open loop: {rss / 1024:.1f} MiB",
             f"The agent's start-up cost (-c pass, py-sandbox=true minus false): {agent_cost * 1000:.1f} ms", ""]
     text = "\n".join(out)
