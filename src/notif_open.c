@@ -18,9 +18,11 @@
 #include <linux/openat2.h>
 #include <seccomp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sup_priv.h"
@@ -363,6 +365,12 @@ int sb_handle_open(struct sb_notif *n)
 	rf = (o.flags & O_NOFOLLOW) || ((o.flags & O_CREAT) && (o.flags & O_EXCL)) ? 0 : SB_RES_FOLLOW;
 	rf |= SB_RES_UNCHECKED;
 	rc = sb_path_resolve(n, o.dirfd, o.path, rf, &p);
+#ifdef SB_TEST_WIDEN
+	/* Test-only binary: a decision that hangs where nothing said it would
+	 * block (tests/integration/sup-fifo.py, the stall watchdog). */
+	if (rc == 0 && getenv("SB_TEST_STALL_PATH") && !strcmp(p.canon, getenv("SB_TEST_STALL_PATH")))
+		nanosleep(&(struct timespec){ 2, 0 }, NULL);
+#endif
 	if (rc == 0) {
 		rc = open_existing(n, &o, &p);
 		sb_path_release(&p);

@@ -53,6 +53,7 @@
 #define SB_TGID_CACHE 1024
 #define SB_INTR_PERIOD_NS (20 * 1000 * 1000)
 #define SB_EV_PERIOD_NS (5 * 1000 * 1000)	/* event thread's polling period */
+#define SB_STALL_NS (50ull * 1000 * 1000)	/* a decision this long hands the role on */
 
 enum { SB_BLK_FREE = 0, SB_BLK_WAITING, SB_BLK_GONE, SB_BLK_SIGNAL };
 
@@ -89,6 +90,8 @@ struct sb_sup {
 	pthread_cond_t rcond;
 	bool receiver_taken;
 	unsigned n_parked;
+	atomic_uint recv_gen;		/* bumped each time the role changes hands */
+	_Atomic uint64_t busy_since;	/* the receiver's decision began (0: receiving) */
 
 	pthread_mutex_t blk_lock;	/* blocking calls */
 	pthread_cond_t blk_cond;
@@ -588,26 +591,44 @@ void sb_umask_end(void)
 
 static int spawn_worker(struct sb_sup *s);
 
-/* Is this worker the receiver? */
+/* Is this worker the receiver, of which generation?  The role changes hands
+ * by bumping s->recv_gen, so a receiver that lost it (to the stall watchdog)
+ * finds out after its decision. */
 static __thread bool tl_receiver;
+static __thread unsigned tl_gen;
 
-/* The receiver is about to block: a parked worker takes over receiving,
- * or a new one is started when none is parked. */
-static void receiver_hand_over(struct sb_sup *s)
+static bool still_receiver(struct sb_sup *s)
 {
-	bool spawn;
+	return tl_receiver && atomic_load(&s->recv_gen) == tl_gen;
+}
 
-	if (!tl_receiver)
-		return;		/* a repeated wait of the same call */
-	tl_receiver = false;
+/* Give up the role of generation `gen` (if it is still current): a parked
+ * worker takes over receiving, or a new one is started when none is parked. */
+static void receiver_release(struct sb_sup *s, unsigned gen)
+{
+	bool spawn = false;
+
 	pthread_mutex_lock(&s->wlock);
-	s->receiver_taken = false;
-	spawn = s->n_parked == 0;
-	if (!spawn)
-		pthread_cond_signal(&s->rcond);
+	if (s->receiver_taken && atomic_load(&s->recv_gen) == gen) {
+		atomic_fetch_add(&s->recv_gen, 1);
+		atomic_store(&s->busy_since, 0);
+		s->receiver_taken = false;
+		spawn = s->n_parked == 0;
+		if (!spawn)
+			pthread_cond_signal(&s->rcond);
+	}
 	pthread_mutex_unlock(&s->wlock);
 	if (spawn)
 		spawn_worker(s);
+}
+
+/* The receiver is about to block. */
+static void receiver_hand_over(struct sb_sup *s)
+{
+	if (!tl_receiver)
+		return;		/* a repeated wait of the same call */
+	tl_receiver = false;
+	receiver_release(s, tl_gen);
 }
 
 /* Become the receiver, parked until the role is free.  Returns false when
@@ -617,12 +638,14 @@ static bool receiver_take(struct sb_sup *s)
 {
 	bool ok = false;
 
+	tl_receiver = false;
 	pthread_mutex_lock(&s->wlock);
 	for (;;) {
 		if (atomic_load(&s->stopping))
 			break;
 		if (!s->receiver_taken) {
 			s->receiver_taken = true;
+			tl_gen = atomic_load(&s->recv_gen);
 			tl_receiver = ok = true;
 			break;
 		}
@@ -634,6 +657,26 @@ static bool receiver_take(struct sb_sup *s)
 	}
 	pthread_mutex_unlock(&s->wlock);
 	return ok;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* A decision that blocks where nothing said it would (a device or a hung
+ * network file system behind an open): after SB_STALL_NS the role goes to
+ * another worker, so the program's other threads are still served. */
+static void receiver_watchdog(struct sb_sup *s)
+{
+	unsigned gen = atomic_load(&s->recv_gen);
+	uint64_t since = atomic_load(&s->busy_since);
+
+	if (since && mono_ns() - since > SB_STALL_NS)
+		receiver_release(s, gen);
 }
 
 int sb_notif_block_begin(struct sb_notif *n)
@@ -703,8 +746,17 @@ static void *interrupter_main(void *arg)
 
 	pthread_mutex_lock(&s->blk_lock);
 	while (!atomic_load(&s->stopping)) {
+		receiver_watchdog(s);
 		if (s->n_blk == 0) {
-			pthread_cond_wait(&s->blk_cond, &s->blk_lock);
+			struct timespec until;
+
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += SB_INTR_PERIOD_NS;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&s->blk_cond, &s->blk_lock, &until);
 			continue;
 		}
 		for (unsigned i = 0; i < SB_BLOCK_MAX; i++) {
@@ -997,7 +1049,7 @@ static void worker_loop(struct sb_sup *s, unsigned slot)
 		return;
 	}
 	for (;;) {
-		if (!tl_receiver && !receiver_take(s))
+		if (!still_receiver(s) && !receiver_take(s))
 			break;
 		if (atomic_load(&s->stopping))
 			break;
@@ -1019,13 +1071,17 @@ static void worker_loop(struct sb_sup *s, unsigned slot)
 			continue;
 		}
 		lat_start();
+		atomic_store(&s->busy_since, mono_ns());
 		handle(s, &req, ev, stk);
+		if (still_receiver(s))
+			atomic_store(&s->busy_since, 0);
 	}
-	if (tl_receiver) {
+	if (still_receiver(s)) {
 		/* Leaving (shutdown or the listener's end): let a parked
 		 * worker find that out too. */
 		tl_receiver = false;
 		pthread_mutex_lock(&s->wlock);
+		atomic_fetch_add(&s->recv_gen, 1);
 		s->receiver_taken = false;
 		pthread_cond_signal(&s->rcond);
 		pthread_mutex_unlock(&s->wlock);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A FIFO open that blocks waits in the supervisor without stalling the
-other threads of the program, completes when a writer comes, and is ended by
+other threads of the program (nor does a decision that hangs unexpectedly), completes when a writer comes, and is ended by
 a signal to the program (Ctrl-C reaches it: KeyboardInterrupt)."""
 from __future__ import annotations
 
@@ -58,6 +58,21 @@ for i in reversed(range(8)):
 print("got:", "".join(got[i] for i in range(8)))
 '''
 
+# A decision that hangs where nothing said it would block (the test-only
+# build sleeps 2 s on SB_TEST_STALL_PATH, as an open on a hung network file
+# system would): the watchdog hands the receiving role on after 50 ms and
+# the main thread is served meanwhile.
+STALLED = '''
+import sys, threading, time
+stall, data = sys.argv[1], sys.argv[2]
+t = threading.Thread(target=lambda: open(stall).read())
+t.start()
+time.sleep(0.2)                    # let it reach the supervisor
+ok = sum(open(data).read() == "public data\\n" for _ in range(300))
+print("opens while stalled:", ok, "stalled thread alive:", t.is_alive(), flush=True)
+t.join()
+'''
+
 INTERRUPTED = '''
 import os, sys
 print(os.getpid(), flush=True)
@@ -98,6 +113,21 @@ class Fifo(unittest.TestCase):
                             str(self.t.data / "public.txt")], timeout=60)
         self.assertEqual(cp.stdout, "opens while blocked: 300 readers alive: 8\n"
                                     "got: 01234567\n", cp.stderr)
+        self.assertEqual(cp.returncode, 0)
+
+    def test_stalled_decision(self) -> None:
+        widen = os.environ.get("PYTHON_SB_WIDEN", "")
+        if not os.access(widen, os.X_OK):
+            self.skipTest("tests/progs/python-sb-widen not built")
+        stall = self.t.data / "stall.txt"
+        stall.write_text("slow\n")
+        s = self.t.script(STALLED)
+        self.t.write_policy(["python-api=ALLOW:threads"])
+        env = dict(os.environ, SB_TEST_STALL_PATH=str(stall.resolve()))
+        cp = subprocess.run([widen, f"--python={sbtest.PYTHON}", f"--pysandboxes-config={self.t.policy}",
+                             str(s), str(stall), str(self.t.data / "public.txt")],
+                            env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(cp.stdout, "opens while stalled: 300 stalled thread alive: True\n", cp.stderr)
         self.assertEqual(cp.returncode, 0)
 
     def test_ctrl_c(self) -> None:
