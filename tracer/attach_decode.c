@@ -2,9 +2,13 @@
  *
  * One row per system call of the file, network and process families, with an
  * entry decoder and, where the call writes something back (a stat buffer, a
- * link target, an accepted address), an exit decoder.  As in strace, the
- * line is built in two halves: the arguments the program passed are read at
- * the entry stop (execve's argv does not exist any more at its exit), the
+ * link target, an accepted address), an exit decoder.  Most rows are data:
+ * what each argument is (a path, a descriptor, flags, a mode, a sockaddr...)
+ * and how the call is judged, for one printer and one judge (dec_row,
+ * exit_row); the calls that pass structures of their own (openat2, accept,
+ * sendmsg, clone...) keep decoders of their own.  As in strace, the line is
+ * built in two halves: the arguments the program passed are read at the
+ * entry stop (execve's argv does not exist any more at its exit), the
  * results at the exit stop.  The entry decoder also says what the call
  * touches (call->judge and its fields) for attach_judge.c.
  *
@@ -71,11 +75,82 @@ typedef int sb_aentry_fn(struct sb_actx *c, const struct sb_atracee *t, struct s
 typedef void sb_aexit_fn(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call, int64_t rval,
 			 bool is_error);
 
+/* What one argument of a table-driven row is, and so how it is shown.  A
+ * row lists them in the call's argument order (K_END: no more). */
+enum akind {
+	K_END = 0,
+	K_DIRFD,	/* AT_FDCWD or a descriptor: the first is path's directory, the second path2's */
+	K_PATH,		/* the name judged, read into call->path */
+	K_PATH2,	/* a second name, judged as created (rename, link), into call->path2 */
+	K_TARGET,	/* a symlink's target: text, not judged, into call->path2 */
+	K_OPENFL,	/* O_* */
+	K_CMODE,	/* a mode, shown only when the open flags before it create (never first) */
+	K_MODE,		/* permission bits */
+	K_TMODE,	/* S_IF* and permission bits */
+	K_DEV,		/* makedev(), shown only when the mode before it is a device's (never first) */
+	K_AMODE,	/* R_OK|W_OK|X_OK */
+	K_ID,		/* a uid or gid, -1 kept */
+	K_OFF,		/* a signed length */
+	K_SIZE,		/* an unsigned size */
+	K_TIMES,	/* struct timespec[2] */
+	K_ARGV,
+	K_ENVP,
+	K_INT,		/* a descriptor, a backlog: %d */
+	K_DATA,		/* a buffer of the next argument's length, cut at SB_A_STRMAX (never last) */
+	K_SOCKADDR,	/* a sockaddr of the next argument's length, kept for the judge (never last) */
+	K_SALEN,	/* a socklen_t */
+	K_MSGFL,	/* MSG_*, the judge's msgflags */
+	K_DOMAIN,	/* AF_* */
+	K_SOCKTYPE,	/* SOCK_* */
+	K_PROTO,	/* IPPROTO_* for the first argument's domain */
+	K_PID,		/* kill's target (negative: a group), tgkill's thread group */
+	K_TID,		/* tkill's and tgkill's thread */
+	K_SIG,
+	/* Flag words (flagsets[], is_flags()); the first one of a row is the
+	 * one its J_* options read. */
+	K_ATFL,
+	K_STATXFL,
+	K_STATXMASK,
+	K_ACCFL,
+	K_UNLINKFL,
+	K_RENAMEFL,
+	K_LINKFL,
+	K_EXECFL,
+	/* Written by the kernel (is_out(): these stay last): shown at the exit
+	 * stop, from the first one on. */
+	K_STAT,
+	K_STATX,
+	K_STATFS,
+	K_LINK,		/* readlink's buffer, rval bytes */
+};
+
+/* How a table-driven row is judged beyond its judge/res/access. */
+enum {
+	J_OPEN = 1u << 0,	/* res and access come from the open flags */
+	J_WOK = 1u << 1,	/* W_OK in the access mode adds write access */
+	J_NOFOLLOW = 1u << 2,	/* AT_SYMLINK_NOFOLLOW in the flag word drops AR_FOLLOW */
+	J_FOLLOW = 1u << 3,	/* AT_SYMLINK_FOLLOW in the flag word adds AR_FOLLOW */
+	J_EMPTY = 1u << 4,	/* AT_EMPTY_PATH in the flag word adds AR_EMPTY */
+	J_FDQUERY = 1u << 5,	/* "" with AT_EMPTY_PATH on a descriptor is not shown (fstat) */
+	J_NULLPATH = 1u << 6,	/* a NULL path is not shown (futimens) */
+	J_NULLADDR = 1u << 7,	/* a NULL address is not shown (a send on a connected socket) */
+	J_GROUP = 1u << 8,	/* a K_PID below -1 names a process group */
+};
+
+#define SB_A_NARGS 6
+
 struct sb_asys {
 	int nr;
 	const char *name;
 	sb_aentry_fn *entry;
-	sb_aexit_fn *exit;	/* NULL: every argument was printed at entry */
+	sb_aexit_fn *exit;		/* NULL: every argument was printed at entry */
+	/* Table-driven rows (entry dec_row, exit exit_row): */
+	uint8_t arg[SB_A_NARGS];	/* enum akind */
+	enum sb_ajudge judge;
+	unsigned res;			/* AR_*, before the J_* options */
+	unsigned access;		/* SB_ACC_*, likewise */
+	enum sb_anet_op op;		/* AJ_NET, AJ_LISTEN */
+	unsigned opt;			/* J_* */
 };
 
 /* ---- text ---------------------------------------------------------------------- */
@@ -501,48 +576,6 @@ static unsigned open_res(uint64_t fl)
 	return ((fl & O_NOFOLLOW) || excl ? 0 : AR_FOLLOW) | (creates(fl) ? AR_CREATE : 0);
 }
 
-static int dec_open_common(struct sb_acall *call, pid_t tid, int dirfd, uint64_t pathp, uint64_t fl,
-			   uint64_t mode, bool at)
-{
-	struct sb_abuf *b = &call->tb;
-
-	if (at) {
-		put_dirfd(b, dirfd);
-		sb_abuf_puts(b, ", ");
-	}
-	put_path(b, tid, pathp, call->path);
-	sb_abuf_puts(b, ", ");
-	put_open_flags(b, fl);
-	if (creates(fl)) {
-		sb_abuf_puts(b, ", ");
-		put_mode(b, mode);
-	}
-	judge_path(call, AJ_OPEN, dirfd, open_res(fl), open_access(fl));
-	return 0;
-}
-
-static int dec_open(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	(void)c;
-	return dec_open_common(call, t->tid, AT_FDCWD, call->args[0], call->args[1], call->args[2], false);
-}
-
-static int dec_openat(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	(void)c;
-	return dec_open_common(call, t->tid, (int)call->args[0], call->args[1], call->args[2], call->args[3], true);
-}
-
-static int dec_creat(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	(void)c;
-	put_path(&call->tb, t->tid, call->args[0], call->path);
-	sb_abuf_puts(&call->tb, ", ");
-	put_mode(&call->tb, call->args[1]);
-	judge_path(call, AJ_OPEN, AT_FDCWD, AR_FOLLOW | AR_CREATE, SB_ACC_WRITE);
-	return 0;
-}
-
 static int dec_openat2(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
 {
 	static const struct flag rtab[] = {
@@ -577,270 +610,104 @@ static int dec_openat2(struct sb_actx *c, const struct sb_atracee *t, struct sb_
 	return 0;
 }
 
-static void put_stat(struct sb_abuf *b, pid_t tid, uint64_t addr)
-{
-	struct stat st;
+/* The flag words of the rows, by kind. */
+static const struct flag statx_mask[] = {
+	{ 0xfff, "STATX_ALL" }, { 0x7ff, "STATX_BASIC_STATS" }, { 0x1, "STATX_TYPE" },
+	{ 0x2, "STATX_MODE" }, { 0x4, "STATX_NLINK" }, { 0x8, "STATX_UID" }, { 0x10, "STATX_GID" },
+	{ 0x20, "STATX_ATIME" }, { 0x40, "STATX_MTIME" }, { 0x80, "STATX_CTIME" },
+	{ 0x100, "STATX_INO" }, { 0x200, "STATX_SIZE" }, { 0x400, "STATX_BLOCKS" },
+	{ 0x800, "STATX_BTIME" }, { 0x1000, "STATX_MNT_ID" }, { 0x2000, "STATX_DIOALIGN" },
+};
+static const struct flag access_flags[] = { { AT_EACCESS, "AT_EACCESS" },
+					    { AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_NOFOLLOW" },
+					    { AT_EMPTY_PATH, "AT_EMPTY_PATH" } };
+static const struct flag unlink_flags[] = { { AT_REMOVEDIR, "AT_REMOVEDIR" } };
+static const struct flag rename_flags[] = { { RENAME_NOREPLACE, "RENAME_NOREPLACE" },
+					    { RENAME_EXCHANGE, "RENAME_EXCHANGE" },
+					    { RENAME_WHITEOUT, "RENAME_WHITEOUT" } };
+static const struct flag link_flags[] = { { AT_SYMLINK_FOLLOW, "AT_SYMLINK_FOLLOW" },
+					  { AT_EMPTY_PATH, "AT_EMPTY_PATH" } };
+static const struct flag exec_flags[] = { { AT_EMPTY_PATH, "AT_EMPTY_PATH" },
+					  { AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_NOFOLLOW" } };
 
-	if (sb_aread(tid, addr, &st, sizeof(st)) != 0) {
+struct flagset {
+	const struct flag *tab;
+	size_t n;
+	const char *zero;	/* shown for 0 */
+};
+
+#define FLAGSET(tab, zero) { (tab), sizeof(tab) / sizeof((tab)[0]), (zero) }
+
+static const struct flagset flagsets[] = {
+	[K_ATFL] = FLAGSET(at_flags, "0"),
+	[K_STATXFL] = FLAGSET(at_flags, "AT_STATX_SYNC_AS_STAT"),
+	[K_STATXMASK] = FLAGSET(statx_mask, "0"),
+	[K_ACCFL] = FLAGSET(access_flags, "0"),
+	[K_UNLINKFL] = FLAGSET(unlink_flags, "0"),
+	[K_RENAMEFL] = FLAGSET(rename_flags, "0"),
+	[K_LINKFL] = FLAGSET(link_flags, "0"),
+	[K_EXECFL] = FLAGSET(exec_flags, "0"),
+};
+
+static bool is_flags(unsigned k)
+{
+	return k >= K_ATFL && k <= K_EXECFL;
+}
+
+/* Written by the kernel: shown at the exit stop. */
+static bool is_out(unsigned k)
+{
+	return k >= K_STAT;
+}
+
+static void put_stat(struct sb_abuf *b, const struct stat *st)
+{
+	sb_abuf_puts(b, "{st_mode=");
+	put_type_mode(b, st->st_mode);
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		sb_abuf_printf(b, ", st_rdev=makedev(%#x, %#x), ...}", major(st->st_rdev), minor(st->st_rdev));
+	else
+		sb_abuf_printf(b, ", st_size=%lld, ...}", (long long)st->st_size);
+}
+
+/* A stat, statx or statfs buffer the kernel filled; unreadable, its
+ * address, as strace shows it. */
+static void put_statbuf(struct sb_abuf *b, pid_t tid, unsigned k, uint64_t addr)
+{
+	union {
+		struct stat st;
+		struct statx stx;
+		struct statfs sf;
+	} u;
+	size_t len = k == K_STAT ? sizeof(u.st) : k == K_STATX ? sizeof(u.stx) : sizeof(u.sf);
+
+	if (sb_aread(tid, addr, &u, len) != 0) {
 		put_addr(b, addr);
 		return;
 	}
-	sb_abuf_puts(b, "{st_mode=");
-	put_type_mode(b, st.st_mode);
-	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
-		sb_abuf_printf(b, ", st_rdev=makedev(%#x, %#x), ...}", major(st.st_rdev), minor(st.st_rdev));
-	else
-		sb_abuf_printf(b, ", st_size=%lld, ...}", (long long)st.st_size);
-}
-
-/* stat, lstat: path, buffer (at exit). */
-static int dec_stat(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	(void)c;
-	put_path(&call->tb, t->tid, call->args[0], call->path);
-	sb_abuf_puts(&call->tb, ", ");
-	judge_path(call, AJ_META, AT_FDCWD, call->sys->name[0] == 'l' ? 0 : AR_FOLLOW, SB_ACC_READ);
-	return 0;
-}
-
-static void exit_stat(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call, int64_t rval,
-		      bool is_error)
-{
-	(void)c;
-	(void)rval;
-	if (is_error)
-		put_addr(&call->tb, call->args[1]);
-	else
-		put_stat(&call->tb, t->tid, call->args[1]);
-}
-
-/* A descriptor with "" and AT_EMPTY_PATH is fstat(): no path is touched,
- * the supervisor lets it through in the kernel, it is not shown. */
-static bool is_fd_query(const struct sb_acall *call, int dirfd, uint64_t flags)
-{
-	return (flags & AT_EMPTY_PATH) && dirfd >= 0 && call->path[0] == '\0';
-}
-
-static int dec_newfstatat(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	(void)c;
-	put_dirfd(&call->tb, (int)call->args[0]);
-	sb_abuf_puts(&call->tb, ", ");
-	put_path(&call->tb, t->tid, call->args[1], call->path);
-	if (is_fd_query(call, (int)call->args[0], call->args[3]))
-		return -ENOENT;
-	sb_abuf_puts(&call->tb, ", ");
-	judge_path(call, AJ_META, (int)call->args[0],
-		   (call->args[3] & AT_SYMLINK_NOFOLLOW ? 0 : AR_FOLLOW) |
-			   (call->args[3] & AT_EMPTY_PATH ? AR_EMPTY : 0),
-		   SB_ACC_READ);
-	return 0;
-}
-
-static void exit_newfstatat(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call, int64_t rval,
-			    bool is_error)
-{
-	(void)c;
-	(void)rval;
-	if (is_error)
-		put_addr(&call->tb, call->args[2]);
-	else
-		put_stat(&call->tb, t->tid, call->args[2]);
-	sb_abuf_puts(&call->tb, ", ");
-	FLAGS(&call->tb, at_flags, call->args[3], "0");
-}
-
-static int dec_statx(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	static const struct flag mask[] = {
-		{ 0xfff, "STATX_ALL" }, { 0x7ff, "STATX_BASIC_STATS" }, { 0x1, "STATX_TYPE" },
-		{ 0x2, "STATX_MODE" }, { 0x4, "STATX_NLINK" }, { 0x8, "STATX_UID" }, { 0x10, "STATX_GID" },
-		{ 0x20, "STATX_ATIME" }, { 0x40, "STATX_MTIME" }, { 0x80, "STATX_CTIME" },
-		{ 0x100, "STATX_INO" }, { 0x200, "STATX_SIZE" }, { 0x400, "STATX_BLOCKS" },
-		{ 0x800, "STATX_BTIME" }, { 0x1000, "STATX_MNT_ID" }, { 0x2000, "STATX_DIOALIGN" },
-	};
-	struct sb_abuf *b = &call->tb;
-
-	(void)c;
-	put_dirfd(b, (int)call->args[0]);
-	sb_abuf_puts(b, ", ");
-	put_path(b, t->tid, call->args[1], call->path);
-	if (is_fd_query(call, (int)call->args[0], call->args[2]))
-		return -ENOENT;
-	sb_abuf_puts(b, ", ");
-	FLAGS(b, at_flags, call->args[2], "AT_STATX_SYNC_AS_STAT");
-	sb_abuf_puts(b, ", ");
-	FLAGS(b, mask, call->args[3], "0");
-	sb_abuf_puts(b, ", ");
-	judge_path(call, AJ_META, (int)call->args[0],
-		   (call->args[2] & AT_SYMLINK_NOFOLLOW ? 0 : AR_FOLLOW) |
-			   (call->args[2] & AT_EMPTY_PATH ? AR_EMPTY : 0),
-		   SB_ACC_READ);
-	return 0;
-}
-
-static void exit_statx(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call, int64_t rval,
-		       bool is_error)
-{
-	struct statx stx;
-
-	(void)c;
-	(void)rval;
-	if (is_error || sb_aread(t->tid, call->args[4], &stx, sizeof(stx)) != 0) {
-		put_addr(&call->tb, call->args[4]);
-		return;
+	if (k == K_STAT) {
+		put_stat(b, &u.st);
+	} else if (k == K_STATX) {
+		sb_abuf_puts(b, "{stx_mode=");
+		put_type_mode(b, u.stx.stx_mode);
+		sb_abuf_printf(b, ", stx_size=%llu, ...}", (unsigned long long)u.stx.stx_size);
+	} else {
+		sb_abuf_printf(b, "{f_type=%#lx, f_bsize=%ld, ...}", (unsigned long)u.sf.f_type, (long)u.sf.f_bsize);
 	}
-	sb_abuf_puts(&call->tb, "{stx_mode=");
-	put_type_mode(&call->tb, stx.stx_mode);
-	sb_abuf_printf(&call->tb, ", stx_size=%llu, ...}", (unsigned long long)stx.stx_size);
 }
 
-static int dec_statfs(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
+/* readlink's buffer: the rval bytes the kernel wrote. */
+static void put_link(struct sb_abuf *b, pid_t tid, uint64_t addr, int64_t rval)
 {
-	(void)c;
-	put_path(&call->tb, t->tid, call->args[0], call->path);
-	sb_abuf_puts(&call->tb, ", ");
-	judge_path(call, AJ_META, AT_FDCWD, AR_FOLLOW, SB_ACC_READ);
-	return 0;
-}
-
-static void exit_statfs(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call, int64_t rval,
-			bool is_error)
-{
-	struct statfs sf;
-
-	(void)c;
-	(void)rval;
-	if (is_error || sb_aread(t->tid, call->args[1], &sf, sizeof(sf)) != 0) {
-		put_addr(&call->tb, call->args[1]);
-		return;
-	}
-	sb_abuf_printf(&call->tb, "{f_type=%#lx, f_bsize=%ld, ...}", (unsigned long)sf.f_type, (long)sf.f_bsize);
-}
-
-static int dec_access(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	static const struct flag fl[] = { { AT_EACCESS, "AT_EACCESS" }, { AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_NOFOLLOW" },
-					  { AT_EMPTY_PATH, "AT_EMPTY_PATH" } };
-	struct sb_abuf *b = &call->tb;
-	bool at = call->sys->name[0] == 'f';
-	bool two = strcmp(call->sys->name, "faccessat2") == 0;
-	int dirfd = at ? (int)call->args[0] : AT_FDCWD;
-	uint64_t mode = call->args[at ? 2 : 1], flags = two ? call->args[3] : 0;
-
-	(void)c;
-	if (at) {
-		put_dirfd(b, dirfd);
-		sb_abuf_puts(b, ", ");
-	}
-	put_path(b, t->tid, call->args[at ? 1 : 0], call->path);
-	sb_abuf_puts(b, ", ");
-	put_access_mode(b, mode);
-	if (two) {
-		sb_abuf_puts(b, ", ");
-		FLAGS(b, fl, flags, "0");
-	}
-	judge_path(call, AJ_META, dirfd,
-		   (flags & AT_SYMLINK_NOFOLLOW ? 0 : AR_FOLLOW) | (flags & AT_EMPTY_PATH ? AR_EMPTY : 0),
-		   SB_ACC_READ | (mode & W_OK ? SB_ACC_WRITE : 0));
-	return 0;
-}
-
-static int dec_readlink(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	bool at = strcmp(call->sys->name, "readlinkat") == 0;
-
-	(void)c;
-	if (at) {
-		put_dirfd(&call->tb, (int)call->args[0]);
-		sb_abuf_puts(&call->tb, ", ");
-	}
-	put_path(&call->tb, t->tid, call->args[at ? 1 : 0], call->path);
-	sb_abuf_puts(&call->tb, ", ");
-	judge_path(call, AJ_META, at ? (int)call->args[0] : AT_FDCWD, 0, SB_ACC_READ);
-	return 0;
-}
-
-static void exit_readlink(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call, int64_t rval,
-			  bool is_error)
-{
-	bool at = strcmp(call->sys->name, "readlinkat") == 0;
-	uint64_t buf = call->args[at ? 2 : 1], size = call->args[at ? 3 : 2];
 	char tmp[PATH_MAX];
-	size_t n = !is_error && rval > 0 ? (size_t)rval : 0;
+	size_t n = rval > 0 ? (size_t)rval : 0;
 
-	(void)c;
 	if (n > sizeof(tmp))
 		n = sizeof(tmp);
-	if (is_error || sb_aread(t->tid, buf, tmp, n) != 0)
-		put_addr(&call->tb, buf);
+	if (sb_aread(tid, addr, tmp, n) != 0)
+		put_addr(b, addr);
 	else
-		sb_abuf_quote(&call->tb, tmp, n, PATH_MAX);
-	sb_abuf_printf(&call->tb, ", %" PRIu64, size);
-}
-
-/* One path and nothing else: unlink, rmdir, chdir, chroot. */
-static int dec_path1(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	const char *n = call->sys->name;
-	bool meta = strcmp(n, "chdir") == 0 || strcmp(n, "chroot") == 0;
-
-	(void)c;
-	put_path(&call->tb, t->tid, call->args[0], call->path);
-	judge_path(call, meta ? AJ_META : AJ_WRITE, AT_FDCWD, meta ? AR_FOLLOW : 0,
-		   meta ? SB_ACC_READ : SB_ACC_WRITE);
-	return 0;
-}
-
-static int dec_unlinkat(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	static const struct flag fl[] = { { AT_REMOVEDIR, "AT_REMOVEDIR" } };
-
-	(void)c;
-	put_dirfd(&call->tb, (int)call->args[0]);
-	sb_abuf_puts(&call->tb, ", ");
-	put_path(&call->tb, t->tid, call->args[1], call->path);
-	sb_abuf_puts(&call->tb, ", ");
-	FLAGS(&call->tb, fl, call->args[2], "0");
-	judge_path(call, AJ_WRITE, (int)call->args[0], 0, SB_ACC_WRITE);
-	return 0;
-}
-
-/* mkdir, chmod (path, mode); mkdirat, fchmodat (dirfd, path, mode). */
-static int dec_path_mode(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	bool at = strcmp(call->sys->name, "mkdirat") == 0 || strcmp(call->sys->name, "fchmodat") == 0;
-	bool mk = strncmp(call->sys->name, "mkdir", 5) == 0;
-
-	(void)c;
-	if (at) {
-		put_dirfd(&call->tb, (int)call->args[0]);
-		sb_abuf_puts(&call->tb, ", ");
-	}
-	put_path(&call->tb, t->tid, call->args[at ? 1 : 0], call->path);
-	sb_abuf_puts(&call->tb, ", ");
-	put_mode(&call->tb, call->args[at ? 2 : 1]);
-	judge_path(call, AJ_WRITE, at ? (int)call->args[0] : AT_FDCWD, mk ? AR_CREATE : AR_FOLLOW, SB_ACC_WRITE);
-	return 0;
-}
-
-static int dec_mknod(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	bool at = strcmp(call->sys->name, "mknodat") == 0;
-	uint64_t mode = call->args[at ? 2 : 1], dev = call->args[at ? 3 : 2];
-
-	(void)c;
-	if (at) {
-		put_dirfd(&call->tb, (int)call->args[0]);
-		sb_abuf_puts(&call->tb, ", ");
-	}
-	put_path(&call->tb, t->tid, call->args[at ? 1 : 0], call->path);
-	sb_abuf_puts(&call->tb, ", ");
-	put_type_mode(&call->tb, mode);
-	if (S_ISCHR(mode) || S_ISBLK(mode))
-		sb_abuf_printf(&call->tb, ", makedev(%#x, %#x)", major(dev), minor(dev));
-	judge_path(call, AJ_WRITE, at ? (int)call->args[0] : AT_FDCWD, AR_CREATE, SB_ACC_WRITE);
-	return 0;
+		sb_abuf_quote(b, tmp, n, PATH_MAX);
 }
 
 static void put_id(struct sb_abuf *b, uint64_t id)
@@ -849,41 +716,6 @@ static void put_id(struct sb_abuf *b, uint64_t id)
 		sb_abuf_puts(b, "-1");
 	else
 		sb_abuf_printf(b, "%u", (unsigned)id);
-}
-
-static int dec_chown(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	const char *n = call->sys->name;
-	bool at = strcmp(n, "fchownat") == 0;
-	unsigned i = at ? 1 : 0;
-
-	(void)c;
-	if (at) {
-		put_dirfd(&call->tb, (int)call->args[0]);
-		sb_abuf_puts(&call->tb, ", ");
-	}
-	put_path(&call->tb, t->tid, call->args[i], call->path);
-	sb_abuf_puts(&call->tb, ", ");
-	put_id(&call->tb, call->args[i + 1]);
-	sb_abuf_puts(&call->tb, ", ");
-	put_id(&call->tb, call->args[i + 2]);
-	if (at) {
-		sb_abuf_puts(&call->tb, ", ");
-		FLAGS(&call->tb, at_flags, call->args[4], "0");
-	}
-	judge_path(call, AJ_WRITE, at ? (int)call->args[0] : AT_FDCWD,
-		   strcmp(n, "lchown") == 0 || (at && (call->args[4] & AT_SYMLINK_NOFOLLOW)) ? 0 : AR_FOLLOW,
-		   SB_ACC_WRITE);
-	return 0;
-}
-
-static int dec_truncate(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	(void)c;
-	put_path(&call->tb, t->tid, call->args[0], call->path);
-	sb_abuf_printf(&call->tb, ", %" PRId64, (int64_t)call->args[1]);
-	judge_path(call, AJ_WRITE, AT_FDCWD, AR_FOLLOW, SB_ACC_WRITE);
-	return 0;
 }
 
 static void put_timespec(struct sb_abuf *b, const struct timespec *ts)
@@ -896,97 +728,20 @@ static void put_timespec(struct sb_abuf *b, const struct timespec *ts)
 		sb_abuf_printf(b, "{tv_sec=%lld, tv_nsec=%ld}", (long long)ts->tv_sec, (long)ts->tv_nsec);
 }
 
-static int dec_utimensat(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
+static void put_times(struct sb_abuf *b, pid_t tid, uint64_t addr)
 {
 	struct timespec ts[2];
 
-	(void)c;
-	/* utimensat(fd, NULL, ...) is futimens(): no path. */
-	if (call->args[1] == 0)
-		return -ENOENT;
-	put_dirfd(&call->tb, (int)call->args[0]);
-	sb_abuf_puts(&call->tb, ", ");
-	put_path(&call->tb, t->tid, call->args[1], call->path);
-	sb_abuf_puts(&call->tb, ", ");
-	if (call->args[2] && sb_aread(t->tid, call->args[2], ts, sizeof(ts)) == 0) {
-		sb_abuf_puts(&call->tb, "[");
-		put_timespec(&call->tb, &ts[0]);
-		sb_abuf_puts(&call->tb, ", ");
-		put_timespec(&call->tb, &ts[1]);
-		sb_abuf_puts(&call->tb, "]");
-	} else {
-		put_addr(&call->tb, call->args[2]);
+	/* NULL (both "now") reads as a fault: shown as NULL. */
+	if (sb_aread(tid, addr, ts, sizeof(ts)) != 0) {
+		put_addr(b, addr);
+		return;
 	}
-	sb_abuf_puts(&call->tb, ", ");
-	FLAGS(&call->tb, at_flags, call->args[3], "0");
-	judge_path(call, AJ_WRITE, (int)call->args[0],
-		   (call->args[3] & AT_SYMLINK_NOFOLLOW ? 0 : AR_FOLLOW) |
-			   (call->args[3] & AT_EMPTY_PATH ? AR_EMPTY : 0),
-		   SB_ACC_WRITE);
-	return 0;
-}
-
-/* rename, link: (old, new); renameat(2), linkat: (olddir, old, newdir, new[, flags]). */
-static int dec_two_paths(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	static const struct flag rflags[] = { { RENAME_NOREPLACE, "RENAME_NOREPLACE" },
-					      { RENAME_EXCHANGE, "RENAME_EXCHANGE" },
-					      { RENAME_WHITEOUT, "RENAME_WHITEOUT" } };
-	static const struct flag lflags[] = { { AT_SYMLINK_FOLLOW, "AT_SYMLINK_FOLLOW" },
-					      { AT_EMPTY_PATH, "AT_EMPTY_PATH" } };
-	const char *n = call->sys->name;
-	bool at = strstr(n, "at") != NULL;	/* renameat, renameat2, linkat */
-	bool link = strncmp(n, "link", 4) == 0;
-	struct sb_abuf *b = &call->tb;
-	int od = at ? (int)call->args[0] : AT_FDCWD, nd = at ? (int)call->args[2] : AT_FDCWD;
-	uint64_t flags = 0;
-
-	(void)c;
-	if (at) {
-		put_dirfd(b, od);
-		sb_abuf_puts(b, ", ");
-	}
-	put_path(b, t->tid, call->args[at ? 1 : 0], call->path);
+	sb_abuf_puts(b, "[");
+	put_timespec(b, &ts[0]);
 	sb_abuf_puts(b, ", ");
-	if (at) {
-		put_dirfd(b, nd);
-		sb_abuf_puts(b, ", ");
-	}
-	put_path(b, t->tid, call->args[at ? 3 : 1], call->path2);
-	if (strcmp(n, "renameat2") == 0 || strcmp(n, "linkat") == 0) {
-		flags = call->args[4];
-		sb_abuf_puts(b, ", ");
-		if (link)
-			FLAGS(b, lflags, flags, "0");
-		else
-			FLAGS(b, rflags, flags, "0");
-	}
-	judge_path(call, AJ_WRITE, od,
-		   (link && (flags & AT_SYMLINK_FOLLOW) ? AR_FOLLOW : 0) | (flags & AT_EMPTY_PATH ? AR_EMPTY : 0),
-		   SB_ACC_WRITE);
-	call->has_path2 = true;
-	call->dirfd2 = nd;
-	call->res2 = AR_CREATE;
-	return 0;
-}
-
-/* symlink(target, linkpath), symlinkat(target, newdirfd, linkpath): the
- * target is text, only the new name is a write. */
-static int dec_symlink(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	bool at = strcmp(call->sys->name, "symlinkat") == 0;
-	int nd = at ? (int)call->args[1] : AT_FDCWD;
-
-	(void)c;
-	put_path(&call->tb, t->tid, call->args[0], call->path2);
-	sb_abuf_puts(&call->tb, ", ");
-	if (at) {
-		put_dirfd(&call->tb, nd);
-		sb_abuf_puts(&call->tb, ", ");
-	}
-	put_path(&call->tb, t->tid, call->args[at ? 2 : 1], call->path);
-	judge_path(call, AJ_WRITE, nd, AR_CREATE, SB_ACC_WRITE);
-	return 0;
+	put_timespec(b, &ts[1]);
+	sb_abuf_puts(b, "]");
 }
 
 /* argv as strace shows it: ["ls", "-l"], entries cut at 32 bytes, 32 of them. */
@@ -1032,34 +787,6 @@ static void put_envp(struct sb_abuf *b, pid_t tid, uint64_t envp)
 	sb_abuf_printf(b, " /* %zu var%s */", n, n == 1 ? "" : "s");
 }
 
-static int dec_execve(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	static const struct flag fl[] = { { AT_EMPTY_PATH, "AT_EMPTY_PATH" },
-					  { AT_SYMLINK_NOFOLLOW, "AT_SYMLINK_NOFOLLOW" } };
-	bool at = strcmp(call->sys->name, "execveat") == 0;
-	unsigned i = at ? 1 : 0;
-	uint64_t flags = at ? call->args[4] : 0;
-
-	(void)c;
-	if (at) {
-		put_dirfd(&call->tb, (int)call->args[0]);
-		sb_abuf_puts(&call->tb, ", ");
-	}
-	put_path(&call->tb, t->tid, call->args[i], call->path);
-	sb_abuf_puts(&call->tb, ", ");
-	put_argv(&call->tb, t->tid, call->args[i + 1]);
-	sb_abuf_puts(&call->tb, ", ");
-	put_envp(&call->tb, t->tid, call->args[i + 2]);
-	if (at) {
-		sb_abuf_puts(&call->tb, ", ");
-		FLAGS(&call->tb, fl, flags, "0");
-	}
-	judge_path(call, AJ_EXEC, at ? (int)call->args[0] : AT_FDCWD,
-		   (flags & AT_SYMLINK_NOFOLLOW ? 0 : AR_FOLLOW) | (flags & AT_EMPTY_PATH ? AR_EMPTY : 0),
-		   SB_ACC_EXEC);
-	return 0;
-}
-
 /* ---- network family ------------------------------------------------------------------- */
 
 static void put_socket_type(struct sb_abuf *b, uint64_t type)
@@ -1080,55 +807,40 @@ static void put_socket_type(struct sb_abuf *b, uint64_t type)
 	}
 }
 
-static int dec_socket(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
+static void put_socket_domain(struct sb_abuf *b, int dom)
 {
-	int dom = (int)call->args[0], proto = (int)call->args[2];
 	const char *fam = sb_sa_family_name(dom);
 
-	(void)c;
-	(void)t;
 	if (fam)
-		sb_abuf_puts(&call->tb, fam);
+		sb_abuf_puts(b, fam);
 	else
-		sb_abuf_printf(&call->tb, "%d", dom);
-	sb_abuf_puts(&call->tb, ", ");
-	put_socket_type(&call->tb, call->args[1]);
-	if ((dom == AF_INET || dom == AF_INET6) && proto == IPPROTO_TCP)
-		sb_abuf_puts(&call->tb, ", IPPROTO_TCP");
-	else if ((dom == AF_INET || dom == AF_INET6) && proto == IPPROTO_UDP)
-		sb_abuf_puts(&call->tb, ", IPPROTO_UDP");
-	else if ((dom == AF_INET || dom == AF_INET6) && proto == IPPROTO_IP)
-		sb_abuf_puts(&call->tb, ", IPPROTO_IP");
+		sb_abuf_printf(b, "%d", dom);
+}
+
+static void put_socket_proto(struct sb_abuf *b, int dom, int proto)
+{
+	bool inet = dom == AF_INET || dom == AF_INET6;
+
+	if (inet && proto == IPPROTO_TCP)
+		sb_abuf_puts(b, "IPPROTO_TCP");
+	else if (inet && proto == IPPROTO_UDP)
+		sb_abuf_puts(b, "IPPROTO_UDP");
+	else if (inet && proto == IPPROTO_IP)
+		sb_abuf_puts(b, "IPPROTO_IP");
 	else if (dom == AF_NETLINK && proto == 0)
-		sb_abuf_puts(&call->tb, ", NETLINK_ROUTE");
+		sb_abuf_puts(b, "NETLINK_ROUTE");
 	else
-		sb_abuf_printf(&call->tb, ", %d", proto);
-	return 0;
+		sb_abuf_printf(b, "%d", proto);
 }
 
-/* connect, bind: (fd, addr, len). */
-static int dec_connect(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
+/* A call on socket args[0] (AJ_NET: judged on the addresses
+ * put_sockaddr() kept). */
+static void judge_net(struct sb_acall *call, enum sb_ajudge j, enum sb_anet_op op, int msgflags)
 {
-	(void)c;
-	sb_abuf_printf(&call->tb, "%d, ", (int)call->args[0]);
-	if (put_sockaddr(&call->tb, t->tid, call->args[1], call->args[2], call, 0) == 0)
-		call->n_addrs = 1;
-	sb_abuf_printf(&call->tb, ", %u", (unsigned)call->args[2]);
-	call->judge = AJ_NET;
+	call->judge = j;
 	call->sockfd = (int)call->args[0];
-	call->op = call->sys->name[0] == 'b' ? ANET_BIND : ANET_CONNECT;
-	return 0;
-}
-
-static int dec_listen(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	(void)c;
-	(void)t;
-	sb_abuf_printf(&call->tb, "%d, %d", (int)call->args[0], (int)call->args[1]);
-	call->judge = AJ_LISTEN;
-	call->sockfd = (int)call->args[0];
-	call->op = ANET_BIND;
-	return 0;
+	call->op = op;
+	call->msgflags = msgflags;
 }
 
 /* accept, accept4: the peer's address exists only at exit. */
@@ -1174,30 +886,6 @@ static void exit_accept(struct sb_actx *c, const struct sb_atracee *t, struct sb
 	}
 }
 
-/* sendto with a destination; without one it is a write on a connected
- * socket, not an access (the supervisor does not see it either). */
-static int dec_sendto(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
-{
-	struct sb_abuf *b = &call->tb;
-
-	(void)c;
-	if (!call->args[4])
-		return -ENOENT;
-	sb_abuf_printf(b, "%d, ", (int)call->args[0]);
-	put_data(b, t->tid, call->args[1], call->args[2]);
-	sb_abuf_printf(b, ", %" PRIu64 ", ", call->args[2]);
-	put_msg_flags(b, call->args[3]);
-	sb_abuf_puts(b, ", ");
-	if (put_sockaddr(b, t->tid, call->args[4], call->args[5], call, 0) == 0)
-		call->n_addrs = 1;
-	sb_abuf_printf(b, ", %u", (unsigned)call->args[5]);
-	call->judge = AJ_NET;
-	call->sockfd = (int)call->args[0];
-	call->op = ANET_SEND;
-	call->msgflags = (int)call->args[3];
-	return 0;
-}
-
 /* One msghdr: its address into slot (when there is one), shown briefly. */
 static bool put_msghdr(struct sb_abuf *b, pid_t tid, const struct msghdr *m, struct sb_acall *call, size_t slot)
 {
@@ -1236,10 +924,7 @@ static int dec_sendmsg(struct sb_actx *c, const struct sb_atracee *t, struct sb_
 	put_msghdr(&call->tb, t->tid, &m, call, 0);
 	sb_abuf_puts(&call->tb, ", ");
 	put_msg_flags(&call->tb, call->args[2]);
-	call->judge = AJ_NET;
-	call->sockfd = (int)call->args[0];
-	call->op = ANET_SEND;
-	call->msgflags = (int)call->args[2];
+	judge_net(call, AJ_NET, ANET_SEND, (int)call->args[2]);
 	return 0;
 }
 
@@ -1272,10 +957,7 @@ static int dec_sendmmsg(struct sb_actx *c, const struct sb_atracee *t, struct sb
 	}
 	sb_abuf_printf(&call->tb, "%s], %u, ", vlen > SB_A_MAX_ADDRS ? ", ..." : "", vlen);
 	put_msg_flags(&call->tb, call->args[3]);
-	call->judge = AJ_NET;
-	call->sockfd = (int)call->args[0];
-	call->op = ANET_SEND;
-	call->msgflags = (int)call->args[3];
+	judge_net(call, AJ_NET, ANET_SEND, (int)call->args[3]);
 	return 0;
 }
 
@@ -1330,118 +1012,317 @@ static int dec_fork(struct sb_actx *c, const struct sb_atracee *t, struct sb_aca
 	return 0;
 }
 
-static int dec_kill(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
+/* ---- table-driven rows ------------------------------------------------------------------ */
+
+/* A row says what each argument is (enum akind) and how the call is judged
+ * (judge, res, access, op, J_*): put_args() shows the arguments, judge_row()
+ * fills the judge's fields from the same kinds. */
+
+/* A mode after open flags, a device after a mode: shown only when the
+ * argument before says there is one, as the kernel reads it only then. */
+static bool arg_shown(const struct sb_acall *call, unsigned i)
 {
-	const char *n = call->sys->name;
-	int sig;
+	switch (call->sys->arg[i]) {
+	case K_CMODE: return creates(call->args[i - 1]);
+	case K_DEV: return S_ISCHR(call->args[i - 1]) || S_ISBLK(call->args[i - 1]);
+	}
+	return true;
+}
+
+/* Argument i of a row; rval and is_error only matter to the kinds the
+ * kernel writes (is_out), which this is called for at the exit stop. */
+static void put_arg(struct sb_acall *call, pid_t tid, unsigned i, int64_t rval, bool is_error)
+{
+	struct sb_abuf *b = &call->tb;
+	unsigned k = call->sys->arg[i];
+	uint64_t v = call->args[i];
+
+	if (is_flags(k)) {
+		put_flags(b, flagsets[k].tab, flagsets[k].n, v, flagsets[k].zero);
+		return;
+	}
+	if (is_out(k) && is_error) {
+		put_addr(b, v);
+		return;
+	}
+	switch (k) {
+	case K_DIRFD: put_dirfd(b, (int)v); break;
+	case K_PATH: put_path(b, tid, v, call->path); break;
+	case K_PATH2: case K_TARGET: put_path(b, tid, v, call->path2); break;
+	case K_OPENFL: put_open_flags(b, v); break;
+	case K_CMODE: case K_MODE: put_mode(b, v); break;
+	case K_TMODE: put_type_mode(b, v); break;
+	case K_DEV: sb_abuf_printf(b, "makedev(%#x, %#x)", major(v), minor(v)); break;
+	case K_AMODE: put_access_mode(b, v); break;
+	case K_ID: put_id(b, v); break;
+	case K_OFF: sb_abuf_printf(b, "%" PRId64, (int64_t)v); break;
+	case K_SIZE: sb_abuf_printf(b, "%" PRIu64, v); break;
+	case K_TIMES: put_times(b, tid, v); break;
+	case K_ARGV: put_argv(b, tid, v); break;
+	case K_ENVP: put_envp(b, tid, v); break;
+	case K_INT: sb_abuf_printf(b, "%d", (int)v); break;
+	case K_DATA: put_data(b, tid, v, call->args[i + 1]); break;
+	case K_SOCKADDR:
+		if (put_sockaddr(b, tid, v, call->args[i + 1], call, 0) == 0)
+			call->n_addrs = 1;
+		break;
+	case K_SALEN: sb_abuf_printf(b, "%u", (unsigned)v); break;
+	case K_MSGFL: put_msg_flags(b, v); break;
+	case K_DOMAIN: put_socket_domain(b, (int)v); break;
+	case K_SOCKTYPE: put_socket_type(b, v); break;
+	case K_PROTO: put_socket_proto(b, (int)call->args[0], (int)v); break;
+	case K_PID: case K_TID: sb_abuf_printf(b, "%d", (int)(pid_t)v); break;
+	case K_SIG: put_signal(b, (int)v); break;
+	case K_STAT: case K_STATX: case K_STATFS: put_statbuf(b, tid, k, v); break;
+	case K_LINK: put_link(b, tid, v, rval); break;
+	}
+}
+
+/* The arguments from `from` on.  At entry it stops before the first one
+ * the kernel writes and leaves the line open (", "), as strace does; the
+ * exit stop goes on from there. */
+static void put_args(struct sb_acall *call, pid_t tid, unsigned from, bool at_exit, int64_t rval, bool is_error)
+{
+	const uint8_t *kind = call->sys->arg;
+	bool first = true;
+
+	for (unsigned i = from; i < SB_A_NARGS && kind[i] != K_END; i++) {
+		if (!at_exit && is_out(kind[i])) {
+			sb_abuf_puts(&call->tb, ", ");
+			return;
+		}
+		if (!arg_shown(call, i))
+			continue;
+		if (!first)
+			sb_abuf_puts(&call->tb, ", ");
+		first = false;
+		put_arg(call, tid, i, rval, is_error);
+	}
+}
+
+/* The index of the nth argument of kind k, -1 when the row has none. */
+static int arg_index(const struct sb_asys *s, unsigned k, unsigned nth)
+{
+	for (int i = 0; i < SB_A_NARGS && s->arg[i] != K_END; i++)
+		if (s->arg[i] == k && nth-- == 0)
+			return i;
+	return -1;
+}
+
+static uint64_t arg_of(const struct sb_acall *call, unsigned k, unsigned nth, uint64_t none)
+{
+	int i = arg_index(call->sys, k, nth);
+
+	return i < 0 ? none : call->args[i];
+}
+
+/* The row's first flag word, the one the J_* options read; 0 when none. */
+static uint64_t flag_word(const struct sb_acall *call)
+{
+	for (int i = 0; i < SB_A_NARGS && call->sys->arg[i] != K_END; i++)
+		if (is_flags(call->sys->arg[i]))
+			return call->args[i];
+	return 0;
+}
+
+/* What a path row says the call touches: path from the first dirfd,
+ * path2 (when it is a name the call creates) from the second. */
+static void judge_path_row(struct sb_acall *call)
+{
+	const struct sb_asys *s = call->sys;
+	uint64_t flags = flag_word(call);
+	unsigned res = s->res, access = s->access;
+
+	if (s->opt & J_OPEN) {
+		res = open_res(arg_of(call, K_OPENFL, 0, 0));
+		access = open_access(arg_of(call, K_OPENFL, 0, 0));
+	}
+	if ((s->opt & J_WOK) && (arg_of(call, K_AMODE, 0, 0) & W_OK))
+		access |= SB_ACC_WRITE;
+	if ((s->opt & J_NOFOLLOW) && (flags & AT_SYMLINK_NOFOLLOW))
+		res &= ~(unsigned)AR_FOLLOW;
+	if ((s->opt & J_FOLLOW) && (flags & AT_SYMLINK_FOLLOW))
+		res |= AR_FOLLOW;
+	if ((s->opt & J_EMPTY) && (flags & AT_EMPTY_PATH))
+		res |= AR_EMPTY;
+	judge_path(call, s->judge, (int)arg_of(call, K_DIRFD, 0, (uint64_t)AT_FDCWD), res, access);
+	if (arg_index(s, K_PATH2, 0) >= 0) {
+		call->has_path2 = true;
+		call->dirfd2 = (int)arg_of(call, K_DIRFD, 1, (uint64_t)AT_FDCWD);
+		call->res2 = AR_CREATE;
+	}
+}
+
+/* The signal's target: kill's pid (below -1, a process group), tkill's
+ * thread, tgkill's both. */
+static void judge_kill_row(struct sb_acall *call)
+{
+	call->judge = AJ_KILL;
+	call->sig_pid = (pid_t)arg_of(call, K_PID, 0, 0);
+	call->sig_tid = (pid_t)arg_of(call, K_TID, 0, 0);
+	if ((call->sys->opt & J_GROUP) && call->sig_pid < -1) {
+		call->sig_pid = -call->sig_pid;
+		call->sig_group = true;
+	}
+}
+
+static void judge_row(struct sb_acall *call)
+{
+	const struct sb_asys *s = call->sys;
+
+	switch (s->judge) {
+	case AJ_NONE:
+		break;
+	case AJ_NET:
+	case AJ_LISTEN:
+		/* The socket is the first argument; the address, if any, was
+		 * kept by put_sockaddr(). */
+		judge_net(call, s->judge, s->op, (int)arg_of(call, K_MSGFL, 0, 0));
+		break;
+	case AJ_KILL:
+		judge_kill_row(call);
+		break;
+	default:
+		judge_path_row(call);
+		break;
+	}
+}
+
+static int dec_row(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call)
+{
+	unsigned opt = call->sys->opt;
 
 	(void)c;
-	(void)t;
-	call->judge = AJ_KILL;
-	if (strcmp(n, "tgkill") == 0) {
-		call->sig_pid = (pid_t)call->args[0];
-		call->sig_tid = (pid_t)call->args[1];
-		sig = (int)call->args[2];
-		sb_abuf_printf(&call->tb, "%d, %d, ", call->sig_pid, call->sig_tid);
-	} else if (strcmp(n, "tkill") == 0) {
-		call->sig_tid = (pid_t)call->args[0];
-		sig = (int)call->args[1];
-		sb_abuf_printf(&call->tb, "%d, ", call->sig_tid);
-	} else {
-		call->sig_pid = (pid_t)call->args[0];
-		sig = (int)call->args[1];
-		sb_abuf_printf(&call->tb, "%d, ", call->sig_pid);
-		if (call->sig_pid < -1) {
-			call->sig_pid = -call->sig_pid;
-			call->sig_group = true;
+	/* utimensat(fd, NULL, ...) is futimens(): no path. */
+	if ((opt & J_NULLPATH) && !arg_of(call, K_PATH, 0, 0))
+		return -ENOENT;
+	/* sendto without a destination is a write on a connected socket, not
+	 * an access (the supervisor does not see it either). */
+	if ((opt & J_NULLADDR) && !arg_of(call, K_SOCKADDR, 0, 0))
+		return -ENOENT;
+	put_args(call, t->tid, 0, false, 0, false);
+	/* A descriptor with "" and AT_EMPTY_PATH is fstat(): no path is
+	 * touched, the supervisor lets it through in the kernel, it is not
+	 * shown. */
+	if ((opt & J_FDQUERY) && (flag_word(call) & AT_EMPTY_PATH) &&
+	    (int)arg_of(call, K_DIRFD, 0, (uint64_t)AT_FDCWD) >= 0 && call->path[0] == '\0')
+		return -ENOENT;
+	judge_row(call);
+	return 0;
+}
+
+static void exit_row(struct sb_actx *c, const struct sb_atracee *t, struct sb_acall *call, int64_t rval,
+		     bool is_error)
+{
+	(void)c;
+	for (unsigned i = 0; i < SB_A_NARGS && call->sys->arg[i] != K_END; i++) {
+		if (is_out(call->sys->arg[i])) {
+			put_args(call, t->tid, i, true, rval, is_error);
+			return;
 		}
 	}
-	put_signal(&call->tb, sig);
-	return 0;
 }
 
 /* ---- the table ------------------------------------------------------------------------- */
 
-#define ROW(name, entry, exit) { __NR_##name, #name, entry, exit }
+#define ROW(nm, entry_fn, exit_fn) { .nr = __NR_##nm, .name = #nm, .entry = (entry_fn), .exit = (exit_fn) }
+/* A row judged on a path (AJ_OPEN, AJ_META, AJ_WRITE, AJ_EXEC): as j, with
+ * resolution res_ and access acc before the J_* options opts; then its
+ * arguments' kinds, in order. */
+#define PROW(nm, j, res_, acc, opts, ...)                                                                       \
+	{ .nr = __NR_##nm, .name = #nm, .entry = dec_row, .exit = exit_row, .judge = (j), .res = (res_),        \
+	  .access = (acc), .opt = (opts), .arg = { __VA_ARGS__ } }
+/* A socket row: judged as j (AJ_NET, AJ_LISTEN: an op_ on the socket in
+ * the first argument; AJ_NONE); then its arguments' kinds. */
+#define NROW(nm, j, op_, opts, ...)                                                                             \
+	{ .nr = __NR_##nm, .name = #nm, .entry = dec_row, .exit = exit_row, .judge = (j), .op = (op_),          \
+	  .opt = (opts), .arg = { __VA_ARGS__ } }
+/* A signal row (AJ_KILL). */
+#define KROW(nm, opts, ...)                                                                                     \
+	{ .nr = __NR_##nm, .name = #nm, .entry = dec_row, .exit = exit_row, .judge = AJ_KILL, .opt = (opts),    \
+	  .arg = { __VA_ARGS__ } }
+#define RD SB_ACC_READ
+#define WR SB_ACC_WRITE
+#define AT_RES (J_NOFOLLOW | J_EMPTY)	/* the usual AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH */
 
 static const struct sb_asys rows[] = {
 #ifdef __NR_open
-	ROW(open, dec_open, NULL),
+	PROW(open, AJ_OPEN, 0, 0, J_OPEN, K_PATH, K_OPENFL, K_CMODE),
 #endif
-	ROW(openat, dec_openat, NULL),
+	PROW(openat, AJ_OPEN, 0, 0, J_OPEN, K_DIRFD, K_PATH, K_OPENFL, K_CMODE),
 #ifdef __NR_openat2
 	ROW(openat2, dec_openat2, NULL),
 #endif
 #ifdef __NR_creat
-	ROW(creat, dec_creat, NULL),
+	PROW(creat, AJ_OPEN, AR_FOLLOW | AR_CREATE, WR, 0, K_PATH, K_MODE),
 #endif
 #ifdef __NR_stat
-	ROW(stat, dec_stat, exit_stat),
-	ROW(lstat, dec_stat, exit_stat),
+	PROW(stat, AJ_META, AR_FOLLOW, RD, 0, K_PATH, K_STAT),
+	PROW(lstat, AJ_META, 0, RD, 0, K_PATH, K_STAT),
 #endif
 #ifdef __NR_newfstatat
-	ROW(newfstatat, dec_newfstatat, exit_newfstatat),
+	PROW(newfstatat, AJ_META, AR_FOLLOW, RD, AT_RES | J_FDQUERY, K_DIRFD, K_PATH, K_STAT, K_ATFL),
 #endif
-	ROW(statx, dec_statx, exit_statx),
-	ROW(statfs, dec_statfs, exit_statfs),
+	PROW(statx, AJ_META, AR_FOLLOW, RD, AT_RES | J_FDQUERY, K_DIRFD, K_PATH, K_STATXFL, K_STATXMASK, K_STATX),
+	PROW(statfs, AJ_META, AR_FOLLOW, RD, 0, K_PATH, K_STATFS),
 #ifdef __NR_access
-	ROW(access, dec_access, NULL),
+	PROW(access, AJ_META, AR_FOLLOW, RD, J_WOK, K_PATH, K_AMODE),
 #endif
-	ROW(faccessat, dec_access, NULL),
+	PROW(faccessat, AJ_META, AR_FOLLOW, RD, J_WOK, K_DIRFD, K_PATH, K_AMODE),
 #ifdef __NR_faccessat2
-	ROW(faccessat2, dec_access, NULL),
+	PROW(faccessat2, AJ_META, AR_FOLLOW, RD, J_WOK | AT_RES, K_DIRFD, K_PATH, K_AMODE, K_ACCFL),
 #endif
 #ifdef __NR_readlink
-	ROW(readlink, dec_readlink, exit_readlink),
+	PROW(readlink, AJ_META, 0, RD, 0, K_PATH, K_LINK, K_SIZE),
 #endif
-	ROW(readlinkat, dec_readlink, exit_readlink),
-	ROW(chdir, dec_path1, NULL),
-	ROW(chroot, dec_path1, NULL),
+	PROW(readlinkat, AJ_META, 0, RD, 0, K_DIRFD, K_PATH, K_LINK, K_SIZE),
+	PROW(chdir, AJ_META, AR_FOLLOW, RD, 0, K_PATH),
+	PROW(chroot, AJ_META, AR_FOLLOW, RD, 0, K_PATH),
 #ifdef __NR_mkdir
-	ROW(mkdir, dec_path_mode, NULL),
+	PROW(mkdir, AJ_WRITE, AR_CREATE, WR, 0, K_PATH, K_MODE),
 #endif
-	ROW(mkdirat, dec_path_mode, NULL),
+	PROW(mkdirat, AJ_WRITE, AR_CREATE, WR, 0, K_DIRFD, K_PATH, K_MODE),
 #ifdef __NR_unlink
-	ROW(unlink, dec_path1, NULL),
-	ROW(rmdir, dec_path1, NULL),
+	PROW(unlink, AJ_WRITE, 0, WR, 0, K_PATH),
+	PROW(rmdir, AJ_WRITE, 0, WR, 0, K_PATH),
 #endif
-	ROW(unlinkat, dec_unlinkat, NULL),
+	PROW(unlinkat, AJ_WRITE, 0, WR, 0, K_DIRFD, K_PATH, K_UNLINKFL),
 #ifdef __NR_rename
-	ROW(rename, dec_two_paths, NULL),
+	PROW(rename, AJ_WRITE, 0, WR, 0, K_PATH, K_PATH2),
 #endif
 #ifdef __NR_renameat
-	ROW(renameat, dec_two_paths, NULL),
+	PROW(renameat, AJ_WRITE, 0, WR, 0, K_DIRFD, K_PATH, K_DIRFD, K_PATH2),
 #endif
-	ROW(renameat2, dec_two_paths, NULL),
+	PROW(renameat2, AJ_WRITE, 0, WR, J_EMPTY, K_DIRFD, K_PATH, K_DIRFD, K_PATH2, K_RENAMEFL),
 #ifdef __NR_link
-	ROW(link, dec_two_paths, NULL),
-	ROW(symlink, dec_symlink, NULL),
+	PROW(link, AJ_WRITE, 0, WR, 0, K_PATH, K_PATH2),
+	PROW(symlink, AJ_WRITE, AR_CREATE, WR, 0, K_TARGET, K_PATH),
 #endif
-	ROW(linkat, dec_two_paths, NULL),
-	ROW(symlinkat, dec_symlink, NULL),
+	PROW(linkat, AJ_WRITE, 0, WR, J_FOLLOW | J_EMPTY, K_DIRFD, K_PATH, K_DIRFD, K_PATH2, K_LINKFL),
+	PROW(symlinkat, AJ_WRITE, AR_CREATE, WR, 0, K_TARGET, K_DIRFD, K_PATH),
 #ifdef __NR_chmod
-	ROW(chmod, dec_path_mode, NULL),
-	ROW(chown, dec_chown, NULL),
-	ROW(lchown, dec_chown, NULL),
-	ROW(mknod, dec_mknod, NULL),
+	PROW(chmod, AJ_WRITE, AR_FOLLOW, WR, 0, K_PATH, K_MODE),
+	PROW(chown, AJ_WRITE, AR_FOLLOW, WR, 0, K_PATH, K_ID, K_ID),
+	PROW(lchown, AJ_WRITE, 0, WR, 0, K_PATH, K_ID, K_ID),
+	PROW(mknod, AJ_WRITE, AR_CREATE, WR, 0, K_PATH, K_TMODE, K_DEV),
 #endif
-	ROW(fchmodat, dec_path_mode, NULL),
-	ROW(fchownat, dec_chown, NULL),
-	ROW(mknodat, dec_mknod, NULL),
-	ROW(truncate, dec_truncate, NULL),
-	ROW(utimensat, dec_utimensat, NULL),
-	ROW(execve, dec_execve, NULL),
-	ROW(execveat, dec_execve, NULL),
+	PROW(fchmodat, AJ_WRITE, AR_FOLLOW, WR, 0, K_DIRFD, K_PATH, K_MODE),
+	PROW(fchownat, AJ_WRITE, AR_FOLLOW, WR, J_NOFOLLOW, K_DIRFD, K_PATH, K_ID, K_ID, K_ATFL),
+	PROW(mknodat, AJ_WRITE, AR_CREATE, WR, 0, K_DIRFD, K_PATH, K_TMODE, K_DEV),
+	PROW(truncate, AJ_WRITE, AR_FOLLOW, WR, 0, K_PATH, K_OFF),
+	PROW(utimensat, AJ_WRITE, AR_FOLLOW, WR, AT_RES | J_NULLPATH, K_DIRFD, K_PATH, K_TIMES, K_ATFL),
+	PROW(execve, AJ_EXEC, AR_FOLLOW, SB_ACC_EXEC, 0, K_PATH, K_ARGV, K_ENVP),
+	PROW(execveat, AJ_EXEC, AR_FOLLOW, SB_ACC_EXEC, AT_RES, K_DIRFD, K_PATH, K_ARGV, K_ENVP, K_EXECFL),
 
-	ROW(socket, dec_socket, NULL),
-	ROW(connect, dec_connect, NULL),
-	ROW(bind, dec_connect, NULL),
-	ROW(listen, dec_listen, NULL),
+	NROW(socket, AJ_NONE, 0, 0, K_DOMAIN, K_SOCKTYPE, K_PROTO),
+	NROW(connect, AJ_NET, ANET_CONNECT, 0, K_INT, K_SOCKADDR, K_SALEN),
+	NROW(bind, AJ_NET, ANET_BIND, 0, K_INT, K_SOCKADDR, K_SALEN),
+	NROW(listen, AJ_LISTEN, ANET_BIND, 0, K_INT, K_INT),
 #ifdef __NR_accept
 	ROW(accept, dec_accept, exit_accept),
 #endif
 	ROW(accept4, dec_accept, exit_accept),
-	ROW(sendto, dec_sendto, NULL),
+	NROW(sendto, AJ_NET, ANET_SEND, J_NULLADDR, K_INT, K_DATA, K_SIZE, K_MSGFL, K_SOCKADDR, K_SALEN),
 	ROW(sendmsg, dec_sendmsg, NULL),
 	ROW(sendmmsg, dec_sendmmsg, NULL),
 
@@ -1453,10 +1334,14 @@ static const struct sb_asys rows[] = {
 	ROW(fork, dec_fork, NULL),
 	ROW(vfork, dec_fork, NULL),
 #endif
-	ROW(kill, dec_kill, NULL),
-	ROW(tkill, dec_kill, NULL),
-	ROW(tgkill, dec_kill, NULL),
+	KROW(kill, J_GROUP, K_PID, K_SIG),
+	KROW(tkill, 0, K_TID, K_SIG),
+	KROW(tgkill, 0, K_PID, K_TID, K_SIG),
 };
+
+#undef RD
+#undef WR
+#undef AT_RES
 
 static const struct sb_asys *by_nr[SB_A_NR_MAX];
 static pthread_once_t by_nr_once = PTHREAD_ONCE_INIT;

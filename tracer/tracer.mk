@@ -10,7 +10,7 @@ tracer_libsbtracer_a_SOURCES = tracer/pyframes.h tracer/pyproc.h \
 # Unit tests: decoders, debug-offset validation, the walker on forged memory.
 check_PROGRAMS += tests/unit/check_tracer
 TESTS += tests/unit/check_tracer
-tests_unit_check_tracer_SOURCES = tests/unit/check_tracer.c tests/unit/pydebug_fixtures.h
+tests_unit_check_tracer_SOURCES = tests/unit/check_tracer.c tests/unit/pydebug_fixtures.h tests/unit/pyforge.h
 tests_unit_check_tracer_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 # Only the tracer library: these tests must not wait for other areas to build.
 tests_unit_check_tracer_LDADD = tracer/libsbtracer.a $(SB_EXT_LIBS) $(CHECK_LIBS)
@@ -18,7 +18,7 @@ tests_unit_check_tracer_LDADD = tracer/libsbtracer.a $(SB_EXT_LIBS) $(CHECK_LIBS
 # sys.modules read from outside (pymodules.c), on forged runtimes and a real one.
 check_PROGRAMS += tests/unit/check_pymodules
 TESTS += tests/unit/check_pymodules
-tests_unit_check_pymodules_SOURCES = tests/unit/check_pymodules.c tests/unit/pydebug_fixtures.h
+tests_unit_check_pymodules_SOURCES = tests/unit/check_pymodules.c tests/unit/pydebug_fixtures.h tests/unit/pyforge.h
 tests_unit_check_pymodules_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_pymodules_LDADD = tracer/libsbtracer.a $(SB_EXT_LIBS) $(CHECK_LIBS)
 

@@ -30,6 +30,7 @@
 /* ---- _Py_DebugOffsets of 3.13.0 and 3.14.0 ---- */
 
 #include "pydebug_fixtures.h"
+#include "pyforge.h"
 
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
@@ -148,54 +149,22 @@ END_TEST
 #define ARENA_SIZE (1u << 20)
 
 struct fake {
-	struct sb_pylayout l;
+	struct fk_arena ar;
 	struct sb_pymodlayout ml;
-	uint8_t *a;
-	size_t used;
 	uint64_t runtime, interp, interp2, modules, modules2;
 	uint64_t keys;			/* sys.modules' keys object */
 	uint64_t json_mod, pkg_key;	/* a module and a key, for the patches */
 	uint64_t json_file;		/* its __file__ str */
 };
 
-static uint64_t fk_alloc(struct fake *f, size_t n)
-{
-	f->used = (f->used + 15) & ~(size_t)15;
-	ck_assert_uint_le(f->used + n, ARENA_SIZE);
-	uint64_t at = (uintptr_t)(f->a + f->used);
-	f->used += n;
-	return at;
-}
-
-static void put64(uint64_t addr, uint32_t off, uint64_t v)
-{
-	memcpy((void *)(uintptr_t)(addr + off), &v, sizeof(v));
-}
-
-static void put32(uint64_t addr, uint32_t off, uint32_t v)
-{
-	memcpy((void *)(uintptr_t)(addr + off), &v, sizeof(v));
-}
-
-static uint64_t fk_str(struct fake *f, const char *s)
-{
-	size_t n = strlen(s);
-	uint64_t o = fk_alloc(f, f->l.str_ascii_data + n + 1);
-
-	put64(o, f->l.str_length, n);
-	put32(o, f->l.str_state, (1u << 2) | (1u << 5) | (1u << 6));	/* kind 1, compact, ascii */
-	memcpy((void *)(uintptr_t)(o + f->l.str_ascii_data), s, n + 1);
-	return o;
-}
-
 /* Compact, not ASCII: latin-1 (kind 1) or UCS-2 (kind 2) code points. */
 static uint64_t fk_str_wide(struct fake *f, const void *data, size_t n, unsigned kind)
 {
-	uint64_t o = fk_alloc(f, f->l.str_compact_data + kind * (n + 1));
+	uint64_t o = fk_alloc(&f->ar, f->ar.l.str_compact_data + kind * (n + 1));
 
-	put64(o, f->l.str_length, n);
-	put32(o, f->l.str_state, (kind << 2) | (1u << 5));
-	memcpy((void *)(uintptr_t)(o + f->l.str_compact_data), data, kind * n);
+	put64(o, f->ar.l.str_length, n);
+	put32(o, f->ar.l.str_state, (kind << 2) | (1u << 5));
+	memcpy((void *)(uintptr_t)(o + f->ar.l.str_compact_data), data, kind * n);
 	return o;
 }
 
@@ -210,7 +179,7 @@ static uint64_t fk_dict(struct fake *f, const uint64_t *keys, const uint64_t *va
 	while ((size_t)((2u << log2) / 3) < n)
 		log2++;
 	ib = log2 + (log2 < 8 ? 0 : log2 < 16 ? 1 : 2);
-	k = fk_alloc(f, 32 + (1u << ib) + ((2u << log2) / 3) * es);
+	k = fk_alloc(&f->ar, 32 + (1u << ib) + ((2u << log2) / 3) * es);
 	put64(k, 0, 1);
 	((uint8_t *)(uintptr_t)k)[8] = (uint8_t)log2;
 	((uint8_t *)(uintptr_t)k)[9] = (uint8_t)ib;
@@ -229,7 +198,7 @@ static uint64_t fk_dict(struct fake *f, const uint64_t *keys, const uint64_t *va
 		}
 		used += keys[i] && values[i];
 	}
-	d = fk_alloc(f, 64);
+	d = fk_alloc(&f->ar, 64);
 	put64(d, 0, 1);
 	put64(d, 16, used);
 	put64(d, f->ml.dict_ma_keys, k);
@@ -247,62 +216,41 @@ static uint64_t fk_module(struct fake *f, const char *name, uint64_t file, size_
 	size_t n = 0;
 
 	ck_assert_uint_le(extra, 40);
-	keys[n] = fk_str(f, "__name__");
-	values[n++] = fk_str(f, name);
-	keys[n] = fk_str(f, "__doc__");
-	values[n++] = fk_str(f, "doc");
-	keys[n] = fk_str(f, "__package__");
-	values[n++] = fk_str(f, "");
-	keys[n] = fk_str(f, "__loader__");
-	values[n++] = fk_str(f, "loader");
-	keys[n] = fk_str(f, "__spec__");
-	values[n++] = fk_str(f, "spec");
+	keys[n] = fk_str(&f->ar, "__name__");
+	values[n++] = fk_str(&f->ar, name);
+	keys[n] = fk_str(&f->ar, "__doc__");
+	values[n++] = fk_str(&f->ar, "doc");
+	keys[n] = fk_str(&f->ar, "__package__");
+	values[n++] = fk_str(&f->ar, "");
+	keys[n] = fk_str(&f->ar, "__loader__");
+	values[n++] = fk_str(&f->ar, "loader");
+	keys[n] = fk_str(&f->ar, "__spec__");
+	values[n++] = fk_str(&f->ar, "spec");
 	if (file) {
-		keys[n] = fk_str(f, "__file__");
+		keys[n] = fk_str(&f->ar, "__file__");
 		values[n++] = file;
 	}
 	for (size_t i = 0; i < extra; i++) {
 		char nm[16];
 
 		snprintf(nm, sizeof(nm), "name%zu", i);
-		keys[n] = fk_str(f, nm);
-		values[n++] = fk_str(f, "v");
+		keys[n] = fk_str(&f->ar, nm);
+		values[n++] = fk_str(&f->ar, "v");
 	}
-	m = fk_alloc(f, 64);
+	m = fk_alloc(&f->ar, 64);
 	put64(m, 0, 1);
 	put64(m, f->ml.md_dict, fk_dict(f, keys, values, n, false, NULL));
 	return m;
 }
 
-static void fk_layout(int which, struct sb_pylayout *l, uint8_t *blob, size_t *blen)
-{
-	*blen = 0;
-	switch (which) {
-	case 0:
-		ck_assert_int_eq(sb_pylayout_builtin(0x030b02f0, l), 0);
-		break;
-	case 1:
-		ck_assert_int_eq(sb_pylayout_builtin(0x030c01f0, l), 0);
-		break;
-	case 2:
-		*blen = make_blob(blob, dbg313_words, 72);
-		ck_assert_int_eq(sb_pylayout_from_debug_offsets(blob, *blen, 0, l), 0);
-		break;
-	default:
-		*blen = make_blob(blob, dbg314_words, 94);
-		ck_assert_int_eq(sb_pylayout_from_debug_offsets(blob, *blen, 0, l), 0);
-		break;
-	}
-}
-
 static uint64_t fk_interp(struct fake *f)
 {
-	const struct sb_pylayout *l = &f->l;
+	const struct sb_pylayout *l = &f->ar.l;
 	uint32_t end = l->is_next > l->is_threads_head ? l->is_next : l->is_threads_head;
 
 	if (f->ml.is_modules > end)
 		end = f->ml.is_modules;
-	return fk_alloc(f, end + 8);
+	return fk_alloc(&f->ar, end + 8);
 }
 
 /* Keys of sys.modules: names, dotted names, and keys no rule can name. */
@@ -312,70 +260,54 @@ static void fk_init(struct fake *f, int which, bool general)
 	uint64_t keys[16], values[16];
 	static const char cafe[] = "/app/caf\xe9.py";	/* latin-1 */
 	static const uint16_t wide_key[] = { 'm', 0x00e9, 'd' };
-	size_t blen, n = 0;
+	size_t blen, rt_size, n = 0;
 
 	memset(f, 0, sizeof(*f));
-	fk_layout(which, &f->l, blob, &blen);
-	ck_assert_int_eq(sb_pymodlayout_get(&f->l, blen ? blob : NULL, blen, &f->ml), 0);
-	f->a = aligned_alloc(4096, ARENA_SIZE);
-	ck_assert_ptr_nonnull(f->a);
-	memset(f->a, 0, ARENA_SIZE);
-	f->used = 64;
-	f->runtime = fk_alloc(f, (blen > f->l.rt_interpreters_head + 8 ? blen : f->l.rt_interpreters_head + 8));
+	fk_layout(which, &f->ar.l, blob, &blen);
+	ck_assert_int_eq(sb_pymodlayout_get(&f->ar.l, blen ? blob : NULL, blen, &f->ml), 0);
+	fk_arena_init(&f->ar, ARENA_SIZE);
+	rt_size = f->ar.l.rt_interpreters_head + 8;
+	f->runtime = fk_alloc(&f->ar, blen > rt_size ? blen : rt_size);
 	if (blen)
 		memcpy((void *)(uintptr_t)f->runtime, blob, blen);
 	f->interp = fk_interp(f);
 	f->interp2 = fk_interp(f);
-	put64(f->runtime, f->l.rt_interpreters_head, f->interp);
-	put64(f->interp, f->l.is_next, f->interp2);
+	put64(f->runtime, f->ar.l.rt_interpreters_head, f->interp);
+	put64(f->interp, f->ar.l.is_next, f->interp2);
 
-	f->json_file = fk_str(f, "/usr/lib/python3/json/__init__.py");
-	keys[n] = fk_str(f, "json");
+	f->json_file = fk_str(&f->ar, "/usr/lib/python3/json/__init__.py");
+	keys[n] = fk_str(&f->ar, "json");
 	f->json_mod = values[n++] = fk_module(f, "json", f->json_file, 40);
-	keys[n] = fk_str(f, "json.decoder");
-	values[n++] = fk_module(f, "json.decoder", fk_str(f, "/usr/lib/python3/json/decoder.py"), 0);
-	keys[n] = fk_str(f, "__main__");
-	values[n++] = fk_module(f, "__main__", fk_str(f, "/app/main.py"), 3);
-	keys[n] = fk_str(f, "sys");
+	keys[n] = fk_str(&f->ar, "json.decoder");
+	values[n++] = fk_module(f, "json.decoder", fk_str(&f->ar, "/usr/lib/python3/json/decoder.py"), 0);
+	keys[n] = fk_str(&f->ar, "__main__");
+	values[n++] = fk_module(f, "__main__", fk_str(&f->ar, "/app/main.py"), 3);
+	keys[n] = fk_str(&f->ar, "sys");
 	values[n++] = fk_module(f, "sys", 0, 0);	/* builtin: no __file__ */
-	f->pkg_key = keys[n] = fk_str(f, "pkg.sub.mod");
+	f->pkg_key = keys[n] = fk_str(&f->ar, "pkg.sub.mod");
 	values[n++] = fk_module(f, "pkg.sub.mod", fk_str_wide(f, cafe, strlen(cafe), 1), 0);
 	keys[n] = 0;				/* a deleted entry */
 	values[n++] = 0;
-	keys[n] = fk_str(f, "_csv");
-	values[n++] = fk_str(f, "not a module");	/* its "md_dict" is string data */
-	keys[n] = fk_str(f, "bad-name");
-	values[n++] = fk_module(f, "bad-name", fk_str(f, "/app/bad-name.py"), 0);
-	keys[n] = fk_str(f, "1abc");
-	values[n++] = fk_str(f, "x");
-	keys[n] = fk_str(f, ".rel");
-	values[n++] = fk_str(f, "x");
+	keys[n] = fk_str(&f->ar, "_csv");
+	values[n++] = fk_str(&f->ar, "not a module");	/* its "md_dict" is string data */
+	keys[n] = fk_str(&f->ar, "bad-name");
+	values[n++] = fk_module(f, "bad-name", fk_str(&f->ar, "/app/bad-name.py"), 0);
+	keys[n] = fk_str(&f->ar, "1abc");
+	values[n++] = fk_str(&f->ar, "x");
+	keys[n] = fk_str(&f->ar, ".rel");
+	values[n++] = fk_str(&f->ar, "x");
 	keys[n] = fk_str_wide(f, wide_key, 3, 2);	/* not ASCII */
-	values[n++] = fk_str(f, "x");
-	keys[n] = fk_str(f, "gone");
+	values[n++] = fk_str(&f->ar, "x");
+	keys[n] = fk_str(&f->ar, "gone");
 	values[n++] = 0;			/* no value: not live */
 	f->modules = fk_dict(f, keys, values, n, general, &f->keys);
 	put64(f->interp, f->ml.is_modules, f->modules);
 
 	/* A second interpreter with a module of its own. */
-	keys[0] = fk_str(f, "sub_only.x");
-	values[0] = fk_module(f, "sub_only.x", fk_str(f, "rel/sub_only/x.py"), 0);
+	keys[0] = fk_str(&f->ar, "sub_only.x");
+	values[0] = fk_module(f, "sub_only.x", fk_str(&f->ar, "rel/sub_only/x.py"), 0);
 	f->modules2 = fk_dict(f, keys, values, 1, false, NULL);
 	put64(f->interp2, f->ml.is_modules, f->modules2);
-}
-
-static struct sb_pyproc *fk_proc(const struct fake *f)
-{
-	struct sb_pyproc *p = calloc(1, sizeof(*p));
-
-	ck_assert_ptr_nonnull(p);
-	p->pid = getpid();
-	ck_assert_int_eq(sb_mem_open(&p->mem, getpid()), 0);
-	p->lay = f->l;
-	p->runtime = f->runtime;
-	p->same_pidns = true;
-	pthread_mutex_init(&p->lock, NULL);
-	return p;
 }
 
 static struct sb_pymodules *mods_new(void)
@@ -433,7 +365,7 @@ START_TEST(read_forged)
 	struct sb_pymodules *m = mods_new();
 
 	fk_init(&f, _i / 2, _i % 2);
-	p = fk_proc(&f);
+	p = fk_proc_new(&f.ar, f.runtime);
 	ck_assert_int_eq(sb_pyproc_modules(p, m), 0);
 	check_sane(m);
 	ck_assert_uint_eq(m->interps, 2);
@@ -451,7 +383,7 @@ START_TEST(read_forged)
 	mods_clear(m);
 	free(m);
 	sb_pyproc_free(p);
-	free(f.a);
+	free(f.ar.a);
 }
 END_TEST
 
@@ -470,7 +402,7 @@ START_TEST(read_adversarial)
 		int rc;
 
 		fk_init(&f, _i, false);
-		const struct sb_pylayout *l = &f.l;
+		const struct sb_pylayout *l = &f.ar.l;
 		uint8_t *kb = (uint8_t *)(uintptr_t)f.keys;
 		switch (patch) {
 		case P_HEAD_NULL:
@@ -526,7 +458,7 @@ START_TEST(read_adversarial)
 			put64(f.interp, f.ml.is_modules, 0x1000);
 			break;
 		}
-		p = fk_proc(&f);
+		p = fk_proc_new(&f.ar, f.runtime);
 		rc = sb_pyproc_modules(p, m);
 		check_sane(m);
 		switch (patch) {
@@ -579,7 +511,7 @@ START_TEST(read_adversarial)
 		mods_clear(m);
 		free(m);
 		sb_pyproc_free(p);
-		free(f.a);
+		free(f.ar.a);
 	}
 }
 END_TEST
@@ -601,12 +533,12 @@ START_TEST(read_long_names)
 		strcat(longname, ".component");
 	memset(toolong, 'x', sizeof(toolong) - 1);
 	toolong[sizeof(toolong) - 1] = '\0';
-	keys[0] = fk_str(&f, longname);
-	values[0] = fk_str(&f, "v");
-	keys[1] = fk_str(&f, toolong);
-	values[1] = fk_str(&f, "v");
+	keys[0] = fk_str(&f.ar, longname);
+	values[0] = fk_str(&f.ar, "v");
+	keys[1] = fk_str(&f.ar, toolong);
+	values[1] = fk_str(&f.ar, "v");
 	put64(f.interp2, f.ml.is_modules, fk_dict(&f, keys, values, 2, false, NULL));
-	p = fk_proc(&f);
+	p = fk_proc_new(&f.ar, f.runtime);
 	ck_assert_int_eq(sb_pyproc_modules(p, m), 0);
 	check_sane(m);
 	ck_assert_uint_eq(m->n, 6);	/* 5 of the main interpreter + "deep" */
@@ -614,7 +546,7 @@ START_TEST(read_long_names)
 	mods_clear(m);
 	free(m);
 	sb_pyproc_free(p);
-	free(f.a);
+	free(f.ar.a);
 }
 END_TEST
 
@@ -627,34 +559,13 @@ START_TEST(read_fuzz)
 	uint8_t *pristine;
 
 	fk_init(&f, _i / 2, _i % 2);
-	pristine = malloc(f.used);
-	ck_assert_ptr_nonnull(pristine);
-	memcpy(pristine, f.a, f.used);
-	p = fk_proc(&f);
+	pristine = fk_snapshot(&f.ar);
+	p = fk_proc_new(&f.ar, f.runtime);
 	rng_state = 0x51ed270b1u + (uint64_t)_i;
 	for (int round = 0; round < 400; round++) {
 		int rc;
 
-		memcpy(f.a, pristine, f.used);
-		for (int k = 1 + (int)(rnd() % 4); k > 0; k--) {
-			size_t off = 64 + rnd() % (f.used - 72);
-			uint64_t v;
-
-			switch (rnd() % 8) {
-			case 0: v = 0; break;
-			case 1: v = rnd(); break;
-			case 2: v = UINT64_C(1) << (rnd() % 63); break;
-			case 3: v = (uintptr_t)(f.a + 64 + rnd() % (f.used - 64)); break;
-			case 4: v = f.modules; break;
-			case 5: v = (uintptr_t)(f.a + off); break;	/* points at itself */
-			case 6: v = UINT64_C(0xffff800000000000) + rnd() % 4096; break;
-			default: v = (uint64_t)-1; break;
-			}
-			if (rnd() & 1)
-				memcpy(f.a + (off & ~(size_t)7), &v, 8);
-			else
-				f.a[off] = (uint8_t)v;
-		}
+		fk_corrupt(&f.ar, pristine, rnd, &f.modules, 1);
 		rc = sb_pyproc_modules(p, m);
 		ck_assert_msg(rc == 0 || rc == -EINVAL || rc == -EFAULT || rc == -EAGAIN || rc == -ENOENT,
 			      "rc %d", rc);
@@ -664,7 +575,7 @@ START_TEST(read_fuzz)
 	free(m);
 	sb_pyproc_free(p);
 	free(pristine);
-	free(f.a);
+	free(f.ar.a);
 }
 END_TEST
 

@@ -330,6 +330,7 @@ END_TEST
 /* ---- _Py_DebugOffsets ---- */
 
 #include "pydebug_fixtures.h"
+#include "pyforge.h"
 
 
 START_TEST(debug_offsets_313)
@@ -821,71 +822,39 @@ END_TEST
 #define FK_MAX_FRAMES 1200
 
 struct fake {
-	struct sb_pylayout l;
-	uint8_t *a;
-	size_t used;
+	struct fk_arena ar;
 	uint64_t type_code, runtime, interp, tstate, decoy, cframe, chunk;
 	uint64_t frames[FK_MAX_FRAMES];	/* outermost first, shims included */
 	size_t nframes, chunk_used;
 	uint64_t innermost;
 };
 
-static uint64_t fk_alloc(struct fake *f, size_t n)
-{
-	f->used = (f->used + 15) & ~(size_t)15;
-	ck_assert_uint_le(f->used + n, ARENA_SIZE);
-	uint64_t at = (uintptr_t)(f->a + f->used);
-	f->used += n;
-	return at;
-}
-
-static void put64(uint64_t addr, uint32_t off, uint64_t v)
-{
-	memcpy((void *)(uintptr_t)(addr + off), &v, sizeof(v));
-}
-
-static void put32(uint64_t addr, uint32_t off, uint32_t v)
-{
-	memcpy((void *)(uintptr_t)(addr + off), &v, sizeof(v));
-}
-
-static uint64_t fk_str(struct fake *f, const char *s)
-{
-	size_t n = strlen(s);
-	uint64_t o = fk_alloc(f, f->l.str_ascii_data + n + 1);
-
-	put64(o, f->l.str_length, n);
-	put32(o, f->l.str_state, (1u << 2) | (1u << 5) | (1u << 6));
-	memcpy((void *)(uintptr_t)(o + f->l.str_ascii_data), s, n + 1);
-	return o;
-}
-
 static uint64_t fk_str_ucs2(struct fake *f, const uint16_t *s, size_t n)
 {
-	uint64_t o = fk_alloc(f, f->l.str_compact_data + 2 * n + 2);
+	uint64_t o = fk_alloc(&f->ar, f->ar.l.str_compact_data + 2 * n + 2);
 
-	put64(o, f->l.str_length, n);
-	put32(o, f->l.str_state, (2u << 2) | (1u << 5));
-	memcpy((void *)(uintptr_t)(o + f->l.str_compact_data), s, 2 * n);
+	put64(o, f->ar.l.str_length, n);
+	put32(o, f->ar.l.str_state, (2u << 2) | (1u << 5));
+	memcpy((void *)(uintptr_t)(o + f->ar.l.str_compact_data), s, 2 * n);
 	return o;
 }
 
 static uint64_t fk_bytes(struct fake *f, const uint8_t *b, size_t n)
 {
-	uint64_t o = fk_alloc(f, f->l.bytes_sval + n + 1);
+	uint64_t o = fk_alloc(&f->ar, f->ar.l.bytes_sval + n + 1);
 
-	put64(o, f->l.bytes_size, n);
-	memcpy((void *)(uintptr_t)(o + f->l.bytes_sval), b, n);
+	put64(o, f->ar.l.bytes_size, n);
+	memcpy((void *)(uintptr_t)(o + f->ar.l.bytes_sval), b, n);
 	return o;
 }
 
 static uint64_t fk_tuple(struct fake *f, const uint64_t *items, size_t n)
 {
-	uint64_t o = fk_alloc(f, f->l.tuple_item + 8 * n);
+	uint64_t o = fk_alloc(&f->ar, f->ar.l.tuple_item + 8 * n);
 
-	put64(o, f->l.tuple_size, n);
+	put64(o, f->ar.l.tuple_size, n);
 	for (size_t i = 0; i < n; i++)
-		put64(o, f->l.tuple_item + 8 * (uint32_t)i, items[i]);
+		put64(o, f->ar.l.tuple_item + 8 * (uint32_t)i, items[i]);
 	return o;
 }
 
@@ -910,29 +879,29 @@ static uint64_t fk_linetable(struct fake *f, int first, bool big)
 
 static uint64_t fk_code(struct fake *f, uint64_t file, const char *qual, int first, bool big_lt, uint64_t names)
 {
-	uint64_t o = fk_alloc(f, f->l.co_code_adaptive + 256);
+	uint64_t o = fk_alloc(&f->ar, f->ar.l.co_code_adaptive + 256);
 
-	put64(o, f->l.ob_type, f->type_code);
-	put64(o, f->l.co_filename, file);
-	put64(o, f->l.co_qualname, fk_str(f, qual));
-	put64(o, f->l.co_name, fk_str(f, qual));
-	put64(o, f->l.co_linetable, fk_linetable(f, first, big_lt));
-	put64(o, f->l.co_localsplusnames, names);
-	put32(o, f->l.co_firstlineno, (uint32_t)first);
+	put64(o, f->ar.l.ob_type, f->type_code);
+	put64(o, f->ar.l.co_filename, file);
+	put64(o, f->ar.l.co_qualname, fk_str(&f->ar, qual));
+	put64(o, f->ar.l.co_name, fk_str(&f->ar, qual));
+	put64(o, f->ar.l.co_linetable, fk_linetable(f, first, big_lt));
+	put64(o, f->ar.l.co_localsplusnames, names);
+	put32(o, f->ar.l.co_firstlineno, (uint32_t)first);
 	return o;
 }
 
 static uint64_t tagged(const struct fake *f, uint64_t ref)
 {
-	return f->l.tag_mask ? ref | 1 : ref;	/* 3.14 deferred reference */
+	return f->ar.l.tag_mask ? ref | 1 : ref;	/* 3.14 deferred reference */
 }
 
 static void fk_frame_fields(struct fake *f, uint64_t fr, uint64_t code, int64_t idx, uint64_t prev, uint8_t owner)
 {
-	put64(fr, f->l.fr_code, code ? tagged(f, code) : 0);
-	put64(fr, f->l.fr_previous, prev);
-	put64(fr, f->l.fr_instr, code + f->l.co_code_adaptive + (uint64_t)(2 * idx));
-	((uint8_t *)(uintptr_t)fr)[f->l.fr_owner] = owner;
+	put64(fr, f->ar.l.fr_code, code ? tagged(f, code) : 0);
+	put64(fr, f->ar.l.fr_previous, prev);
+	put64(fr, f->ar.l.fr_instr, code + f->ar.l.co_code_adaptive + (uint64_t)(2 * idx));
+	((uint8_t *)(uintptr_t)fr)[f->ar.l.fr_owner] = owner;
 }
 
 /* Push a frame running `code` at code unit idx on top of the stack; an
@@ -940,11 +909,11 @@ static void fk_frame_fields(struct fake *f, uint64_t fr, uint64_t code, int64_t 
 static uint64_t fk_push(struct fake *f, uint64_t code, int64_t idx, bool entry, uint64_t local0)
 {
 	uint64_t prev = f->innermost, fr;
-	size_t stride = f->l.fr_size + 16;
+	size_t stride = f->ar.l.fr_size + 16;
 
-	if (entry && f->l.owner_shim) {
-		uint64_t shim = fk_alloc(f, f->l.fr_size);	/* on the "C stack", not in the chunk */
-		fk_frame_fields(f, shim, 0, 0, prev, (uint8_t)(f->l.tag_mask ? 4 : 3));
+	if (entry && f->ar.l.owner_shim) {
+		uint64_t shim = fk_alloc(&f->ar, f->ar.l.fr_size);	/* on the "C stack", not in the chunk */
+		fk_frame_fields(f, shim, 0, 0, prev, (uint8_t)(f->ar.l.tag_mask ? 4 : 3));
 		f->frames[f->nframes++] = shim;
 		prev = shim;
 	}
@@ -952,51 +921,30 @@ static uint64_t fk_push(struct fake *f, uint64_t code, int64_t idx, bool entry, 
 	fr = f->chunk + 24 + f->chunk_used;
 	f->chunk_used += stride;
 	fk_frame_fields(f, fr, code, idx, prev, 0);
-	if (f->l.fr_is_entry != SB_PYOFF_NONE)
-		((uint8_t *)(uintptr_t)fr)[f->l.fr_is_entry] = entry;
-	put64(fr, f->l.fr_localsplus, local0 ? tagged(f, local0) : 0);
+	if (f->ar.l.fr_is_entry != SB_PYOFF_NONE)
+		((uint8_t *)(uintptr_t)fr)[f->ar.l.fr_is_entry] = entry;
+	put64(fr, f->ar.l.fr_localsplus, local0 ? tagged(f, local0) : 0);
 	f->frames[f->nframes++] = fr;
 	f->innermost = fr;
 	return fr;
 }
 
-static void fk_layout(int which, struct sb_pylayout *l)
-{
-	uint8_t blob[SB_PY_DEBUG_OFFSETS_MAX];
-
-	switch (which) {
-	case 0:
-		ck_assert_int_eq(sb_pylayout_builtin(0x030b02f0, l), 0);
-		break;
-	case 1:
-		ck_assert_int_eq(sb_pylayout_builtin(0x030c01f0, l), 0);
-		break;
-	case 2:
-		ck_assert_int_eq(sb_pylayout_from_debug_offsets(blob, make_blob(blob, dbg313_words, 72), 0, l), 0);
-		break;
-	default:
-		ck_assert_int_eq(sb_pylayout_from_debug_offsets(blob, make_blob(blob, dbg314_words, 94), 0, l), 0);
-		break;
-	}
-}
-
 /* Runtime, one interpreter, a decoy thread then ours, an empty chunk. */
 static void fk_init(struct fake *f, int which)
 {
+	uint8_t blob[SB_PY_DEBUG_OFFSETS_MAX];
 	const struct sb_pylayout *l;
+	size_t blen;
 
 	memset(f, 0, sizeof(*f));
-	fk_layout(which, &f->l);
-	l = &f->l;
-	f->a = aligned_alloc(4096, ARENA_SIZE);
-	ck_assert_ptr_nonnull(f->a);
-	memset(f->a, 0, ARENA_SIZE);
-	f->used = 64;
-	f->type_code = fk_alloc(f, 64);
-	f->runtime = fk_alloc(f, l->rt_interpreters_head + 8);
-	f->interp = fk_alloc(f, (l->is_threads_head > l->is_next ? l->is_threads_head : l->is_next) + 8);
-	f->tstate = fk_alloc(f, SB_PYLAYOUT_MAX_TSTATE);
-	f->decoy = fk_alloc(f, SB_PYLAYOUT_MAX_TSTATE);
+	fk_layout(which, &f->ar.l, blob, &blen);
+	l = &f->ar.l;
+	fk_arena_init(&f->ar, ARENA_SIZE);
+	f->type_code = fk_alloc(&f->ar, 64);
+	f->runtime = fk_alloc(&f->ar, l->rt_interpreters_head + 8);
+	f->interp = fk_alloc(&f->ar, (l->is_threads_head > l->is_next ? l->is_threads_head : l->is_next) + 8);
+	f->tstate = fk_alloc(&f->ar, SB_PYLAYOUT_MAX_TSTATE);
+	f->decoy = fk_alloc(&f->ar, SB_PYLAYOUT_MAX_TSTATE);
 	put64(f->runtime, l->rt_interpreters_head, f->interp);
 	put64(f->interp, l->is_threads_head, f->decoy);
 	put64(f->decoy, l->ts_next, f->tstate);
@@ -1005,11 +953,11 @@ static void fk_init(struct fake *f, int which)
 	put64(f->tstate, l->ts_native_thread_id, (uint64_t)gettid());
 	put64(f->tstate, l->ts_interp, f->interp);
 	size_t stride = l->fr_size + 16, size = 24 + (size_t)FK_MAX_FRAMES * stride;
-	f->chunk = fk_alloc(f, size);
+	f->chunk = fk_alloc(&f->ar, size);
 	put64(f->chunk, 8, size);
 	put64(f->tstate, l->ts_datastack_chunk, f->chunk);
 	if (l->ts_cframe != SB_PYOFF_NONE) {
-		f->cframe = fk_alloc(f, 32);
+		f->cframe = fk_alloc(&f->ar, 32);
 		put64(f->tstate, l->ts_cframe, f->cframe);
 	}
 }
@@ -1017,23 +965,16 @@ static void fk_init(struct fake *f, int which)
 static void fk_finish(struct fake *f)
 {
 	if (f->cframe)
-		put64(f->cframe, f->l.cframe_current_frame, f->innermost);
+		put64(f->cframe, f->ar.l.cframe_current_frame, f->innermost);
 	else
-		put64(f->tstate, f->l.ts_current_frame, f->innermost);
+		put64(f->tstate, f->ar.l.ts_current_frame, f->innermost);
 }
 
 static struct sb_pyproc *fk_proc(const struct fake *f)
 {
-	struct sb_pyproc *p = calloc(1, sizeof(*p));
+	struct sb_pyproc *p = fk_proc_new(&f->ar, f->runtime);
 
-	ck_assert_ptr_nonnull(p);
-	p->pid = getpid();
-	ck_assert_int_eq(sb_mem_open(&p->mem, getpid()), 0);
-	p->lay = f->l;
-	p->runtime = f->runtime;
 	p->code_type = f->type_code;
-	p->same_pidns = true;
-	pthread_mutex_init(&p->lock, NULL);
 	return p;
 }
 
@@ -1041,14 +982,15 @@ static struct sb_pyproc *fk_proc(const struct fake *f)
  * pkg.mod through _find_and_load; pkg/mod.py Cls.inner is running. */
 static void fk_import_scenario(struct fake *f)
 {
-	uint64_t name = fk_str(f, "name"), import_ = fk_str(f, "import_");
+	uint64_t name = fk_str(&f->ar, "name"), import_ = fk_str(&f->ar, "import_");
 	uint64_t names = fk_tuple(f, (uint64_t[]){ name, import_ }, 2);
-	uint64_t c_main = fk_code(f, fk_str(f, "/app/main.py"), "<module>", 1, true, 0);
-	uint64_t c_fal = fk_code(f, fk_str(f, "<frozen importlib._bootstrap>"), "_find_and_load", 1000, false, names);
-	uint64_t c_inner = fk_code(f, fk_str(f, "/app/pkg/mod.py"), "Cls.inner", 10, false, 0);
+	uint64_t c_main = fk_code(f, fk_str(&f->ar, "/app/main.py"), "<module>", 1, true, 0);
+	uint64_t c_fal = fk_code(f, fk_str(&f->ar, "<frozen importlib._bootstrap>"), "_find_and_load", 1000, false,
+				 names);
+	uint64_t c_inner = fk_code(f, fk_str(&f->ar, "/app/pkg/mod.py"), "Cls.inner", 10, false, 0);
 
 	fk_push(f, c_main, 80, true, 0);
-	fk_push(f, c_fal, 0, false, fk_str(f, "pkg.mod"));
+	fk_push(f, c_fal, 0, false, fk_str(&f->ar, "pkg.mod"));
 	fk_push(f, c_inner, 3, false, 0);
 	fk_finish(f);
 }
@@ -1100,7 +1042,7 @@ START_TEST(walker_import)
 	ck_assert_int_eq(sb_pyproc_stack(p, gettid() + 2, &s), 0);
 	ck_assert_uint_eq(s.n, 0);
 	sb_pyproc_free(p);
-	free(f.a);
+	free(f.ar.a);
 }
 END_TEST
 
@@ -1112,9 +1054,9 @@ START_TEST(walker_exec_and_unicode)
 	static const uint16_t path[] = { '/', 'a', 'p', 'p', '/', 'd', 0xef, 'r', 0x20ac, '.', 'p', 'y' };
 
 	fk_init(&f, _i);
-	uint64_t c_main = fk_code(&f, fk_str(&f, "/app/main.py"), "<module>", 1, false, 0);
+	uint64_t c_main = fk_code(&f, fk_str(&f.ar, "/app/main.py"), "<module>", 1, false, 0);
 	uint64_t c_run = fk_code(&f, fk_str_ucs2(&f, path, 12), "run", 20, false, 0);
-	uint64_t c_exec = fk_code(&f, fk_str(&f, "<string>"), "<module>", 1, false, 0);
+	uint64_t c_exec = fk_code(&f, fk_str(&f.ar, "<string>"), "<module>", 1, false, 0);
 	fk_push(&f, c_main, 0, true, 0);
 	fk_push(&f, c_run, 3, false, 0);
 	fk_push(&f, c_exec, 1, true, 0);
@@ -1131,7 +1073,7 @@ START_TEST(walker_exec_and_unicode)
 	ck_assert_int_eq(s.user_frame, 1);
 	ck_assert_str_eq(s.importing, "");
 	sb_pyproc_free(p);
-	free(f.a);
+	free(f.ar.a);
 }
 END_TEST
 
@@ -1142,8 +1084,8 @@ START_TEST(walker_deep)
 	struct sb_pyproc *p;
 
 	fk_init(&f, _i);
-	uint64_t c_user = fk_code(&f, fk_str(&f, "/app/deep.py"), "recurse", 5, false, 0);
-	uint64_t c_lib = fk_code(&f, fk_str(&f, "/usr/lib/python3.11/json/decoder.py"), "decode", 300, false, 0);
+	uint64_t c_user = fk_code(&f, fk_str(&f.ar, "/app/deep.py"), "recurse", 5, false, 0);
+	uint64_t c_lib = fk_code(&f, fk_str(&f.ar, "/usr/lib/python3.11/json/decoder.py"), "decode", 300, false, 0);
 	for (int i = 0; i < 1100; i++)
 		fk_push(&f, c_user, 3, false, 0);
 	for (int i = 0; i < 40; i++)
@@ -1162,7 +1104,7 @@ START_TEST(walker_deep)
 	ck_assert_uint_eq(s.elided, 40 - 31);
 	ck_assert_int_eq(s.user_frame, 31);
 	sb_pyproc_free(p);
-	free(f.a);
+	free(f.ar.a);
 }
 END_TEST
 
@@ -1183,7 +1125,7 @@ START_TEST(walker_adversarial)
 		const struct sb_pylayout *l;
 
 		fk_init(&f, _i);
-		l = &f.l;
+		l = &f.ar.l;
 		fk_import_scenario(&f);
 		uint64_t inner = f.innermost, mid = f.frames[f.nframes - 2], code0, code1;
 		memcpy(&code0, (void *)(uintptr_t)(inner + l->fr_code), 8);
@@ -1292,7 +1234,7 @@ START_TEST(walker_adversarial)
 			break;
 		}
 		sb_pyproc_free(p);
-		free(f.a);
+		free(f.ar.a);
 	}
 }
 END_TEST
@@ -1306,37 +1248,17 @@ START_TEST(walker_fuzz)
 
 	fk_init(&f, _i);
 	fk_import_scenario(&f);
-	pristine = malloc(f.used);
-	ck_assert_ptr_nonnull(pristine);
-	memcpy(pristine, f.a, f.used);
+	pristine = fk_snapshot(&f.ar);
 	p = fk_proc(&f);
 	rng_state = 0x1234567u + (uint64_t)_i;
 	for (int round = 0; round < 1500; round++) {
-		memcpy(f.a, pristine, f.used);
-		for (int k = 1 + (int)(rnd() % 4); k > 0; k--) {
-			size_t off = 64 + rnd() % (f.used - 72);
-			uint64_t v;
-			switch (rnd() % 8) {
-			case 0: v = 0; break;
-			case 1: v = rnd(); break;
-			case 2: v = UINT64_C(1) << (rnd() % 63); break;
-			case 3: v = (uintptr_t)(f.a + 64 + rnd() % (f.used - 64)); break;
-			case 4: v = f.frames[rnd() % f.nframes]; break;
-			case 5: v = (uintptr_t)(f.a + off); break;	/* points at itself */
-			case 6: v = UINT64_C(0xffff800000000000) + rnd() % 4096; break;
-			default: v = (uint64_t)-1; break;
-			}
-			if (rnd() & 1)
-				memcpy(f.a + (off & ~(size_t)7), &v, 8);
-			else
-				f.a[off] = (uint8_t)v;
-		}
+		fk_corrupt(&f.ar, pristine, rnd, f.frames, f.nframes);
 		ck_assert_int_eq(sb_pyproc_stack(p, gettid(), &s), 0);
 		check_printable(&s);
 	}
 	sb_pyproc_free(p);
 	free(pristine);
-	free(f.a);
+	free(f.ar.a);
 }
 END_TEST
 
