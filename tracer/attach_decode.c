@@ -228,8 +228,9 @@ void sb_abuf_quote(struct sb_abuf *b, const char *s, size_t len, size_t max)
 			esc[0] = (char)ch;
 			esc[1] = '\0';
 		} else {
-			/* The shortest octal form is safe only when no digit follows. */
-			bool digit_next = i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '7';
+			/* The shortest octal form is safe only when no digit follows
+			 * (a byte past `max` is not shown, and may not be there). */
+			bool digit_next = i + 1 < len && i + 1 < max && s[i + 1] >= '0' && s[i + 1] <= '7';
 			snprintf(esc, sizeof(esc), digit_next ? "\\%03o" : "\\%o", ch);
 		}
 		sb_abuf_puts(b, esc);

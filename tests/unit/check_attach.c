@@ -598,6 +598,15 @@ START_TEST(text_is_bounded)
 	sb_abuf_init(&b, buf, sizeof(buf));
 	sb_abuf_quote(&b, "abcdef", 6, 3);
 	ck_assert_str_eq(buf, "\"abc\"...");
+
+	/* Cut after a NUL: the byte past the cut is neither shown nor (in
+	 * put_data's buffer) read, so it cannot choose \000 over \0. */
+	sb_abuf_init(&b, buf, sizeof(buf));
+	sb_abuf_quote(&b, "ab\0" "1", 4, 3);
+	ck_assert_str_eq(buf, "\"ab\\0\"...");
+	sb_abuf_init(&b, buf, sizeof(buf));
+	sb_abuf_quote(&b, "ab\0" "1", 4, 4);
+	ck_assert_str_eq(buf, "\"ab\\0001\"");
 }
 END_TEST
 
