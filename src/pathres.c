@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,17 +135,45 @@ static int res_ids(struct res *r)
 	return rc;
 }
 
+/* Our /proc/self/fd, opened once: reading a link through it skips the walk
+ * of "/proc", "self" (itself a symlink) and our pid's "fd" on every
+ * resolution that needs d_path (about a third of its cost).  The same
+ * directory for every thread: they share one descriptor table.  -1 when it
+ * cannot be opened (then the full path is used). */
+static int self_fd_dir(void)
+{
+	static atomic_int dir = -1;
+	int d = atomic_load(&dir), none = -1;
+
+	if (d >= 0)
+		return d;
+	d = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (d < 0)
+		return -1;
+	if (!atomic_compare_exchange_strong(&dir, &none, d)) {
+		close(d);	/* another worker was first */
+		d = none;
+	}
+	return d;
+}
+
 /* The canonical path of `fd` in the target's view.  Returns 0 for a path,
  * 1 for a descriptor object ("pipe:[12]", "socket:[3]", "anon_inode:..."),
  * -ENOENT for a deleted file, -EACCES for an object outside the target's root. */
 static int fd_canon(const struct res *r, int fd, char *out, size_t *len)
 {
 	static const char deleted[] = " (deleted)";
+	int dir = self_fd_dir();
 	char link[64];
 	ssize_t n;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, out, PATH_MAX - 1);
+	if (dir >= 0) {
+		snprintf(link, sizeof(link), "%d", fd);
+		n = readlinkat(dir, link, out, PATH_MAX - 1);
+	} else {
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, out, PATH_MAX - 1);
+	}
 	if (n <= 0)
 		return -EIO;
 	if (n >= PATH_MAX - 1)
@@ -535,13 +564,133 @@ static bool clean_path(const char *p)
 	}
 }
 
+/* ---- top-level symlinks ("/bin" -> "usr/bin") ------------------------------------ */
+
+/* On a merged-/usr system /bin, /lib and /sbin are symlinks, so every exec of
+ * /bin/x and every library the dynamic loader opens from /lib missed the
+ * clean case below: one openat2 failing with ELOOP, then an openat2 that
+ * follows and a readlink of the result through /proc.  Instead, a first
+ * component known to be a symlink is read (one readlink, on every call: the
+ * cache below only says where to look, never what the link says) and put in
+ * place of it, and the clean case goes on with that path.  Which first
+ * components were symlinks (hash | 1) or not (hash, even) is remembered per
+ * run; a stale or colliding entry costs time only, never exactness. */
+#define TOP_SLOTS 16
+
+static _Atomic uint64_t top_seen[TOP_SLOTS];
+static atomic_uint top_next;
+
+static uint64_t top_hash(const char *name, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 0x100000001b3ULL;
+	return (h | 2) & ~(uint64_t)1;	/* never 0 (an empty slot) */
+}
+
+/* 1: a symlink, 0: not, -1: not seen. */
+static int top_known(uint64_t h)
+{
+	for (unsigned i = 0; i < TOP_SLOTS; i++) {
+		uint64_t v = atomic_load_explicit(&top_seen[i], memory_order_relaxed);
+
+		if ((v & ~(uint64_t)1) == h)
+			return (int)(v & 1);
+	}
+	return -1;
+}
+
+static void top_note(uint64_t h, bool link)
+{
+	uint64_t v = h | (link ? 1 : 0);
+
+	for (unsigned i = 0; i < TOP_SLOTS; i++) {
+		uint64_t old = atomic_load_explicit(&top_seen[i], memory_order_relaxed);
+
+		if ((old & ~(uint64_t)1) == h) {
+			atomic_store_explicit(&top_seen[i], v, memory_order_relaxed);
+			return;
+		}
+	}
+	atomic_store_explicit(&top_seen[atomic_fetch_add(&top_next, 1) % TOP_SLOTS], v, memory_order_relaxed);
+}
+
+/* `path` ("/top/rest", clean) with /top read as a symlink and replaced by
+ * its target, into out (PATH_MAX).  0, or 1 when /top is no symlink, or
+ * one whose target is not a clean path (".." and the like: the general path
+ * knows). */
+static int top_subst(const char *path, size_t toplen, char *out)
+{
+	char top[NAME_MAX + 2], link[PATH_MAX];
+	size_t rest = strlen(path + 1 + toplen), at;
+	ssize_t l;
+
+	if (toplen > NAME_MAX)
+		return 1;
+	memcpy(top, path, toplen + 1);
+	top[toplen + 1] = '\0';
+	l = readlink(top, link, sizeof(link) - 1);
+	if (l <= 0)
+		return 1;
+	link[l] = '\0';
+	if (!clean_path(link) || link[l - 1] == '/')
+		return 1;
+	at = link[0] == '/' ? 0 : 1;	/* relative to "/", where the link is */
+	if (at + (size_t)l + rest + 1 > PATH_MAX - 1)
+		return 1;
+	out[0] = '/';
+	memcpy(out + at, link, (size_t)l);
+	memcpy(out + at + (size_t)l, path + 1 + toplen, rest + 1);
+	return 0;
+}
+
+/* out->canon holds a clean absolute path: open it if it meets no symlink.
+ * For a first component seen to be a symlink, its target is put in first. */
+static int clean_open_abs(unsigned flags, struct sb_path *out)
+{
+	unsigned long long fl = O_PATH | ((flags & SB_RES_FOLLOW) ? 0 : O_NOFOLLOW);
+	const char *slash = strchr(out->canon + 1, '/');
+	size_t toplen = slash ? (size_t)(slash - out->canon - 1) : 0;
+	uint64_t h = toplen ? top_hash(out->canon + 1, toplen) : 0;
+	int known = h ? top_known(h) : 0, fd;
+	char sub[PATH_MAX];
+
+	if (known == 1 && top_subst(out->canon, toplen, sub) != 0) {
+		top_note(h, false);	/* no longer (a usable) one */
+		return 1;
+	}
+	if (known == 1)
+		memcpy(out->canon, sub, strlen(sub) + 1);
+	if (under_proc(out->canon))
+		return 1;	/* /proc/self would name the supervisor */
+	fd = sys_openat2(AT_FDCWD, out->canon, fl, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd == -ELOOP && known == -1) {
+		bool link = top_subst(out->canon, toplen, sub) == 0;
+
+		top_note(h, link);
+		if (link && !under_proc(sub)) {
+			memcpy(out->canon, sub, strlen(sub) + 1);
+			fd = sys_openat2(AT_FDCWD, out->canon, fl, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+		}
+	}
+	if (fd == -ELOOP)
+		return 1;
+	if (fd < 0)
+		return fd;
+	out->objfd = fd;
+	out->len = strlen(out->canon);
+	return 0;
+}
+
 /* The quickest exact case: a clean absolute path (or the target's cwd and a
  * clean relative one) that meets no symlink names itself, so its canonical
  * path is the string and no readlink is needed: walking those names from
  * our root (the target's: same_root) is what d_path would spell back.  The
  * cwd is read as text (one readlink instead of open, openat2 from it, and
  * readlink of the result): if the target renames its cwd meanwhile, the
- * object found is still judged by its own canonical path.
+ * object found is still judged by its own canonical path.  A symlink as
+ * the first component is followed by reading it (clean_open_abs).
  * Returns 0, -errno as the kernel gives it, or 1: a symlink, /proc, a
  * deleted or unreachable cwd: take the general path. */
 static int clean_open(struct res *r, int dirfd, const char *path, unsigned flags, struct sb_path *out)
@@ -583,17 +732,7 @@ static int clean_open(struct res *r, int dirfd, const char *path, unsigned flags
 	if (pl >= sizeof(out->canon) - cl)
 		return 1;
 	memcpy(out->canon + cl, path, pl + 1);
-	if (under_proc(out->canon))
-		return 1;	/* /proc/self would name the supervisor */
-	fd = sys_openat2(AT_FDCWD, out->canon, O_PATH | ((flags & SB_RES_FOLLOW) ? 0 : O_NOFOLLOW),
-			 RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	if (fd == -ELOOP)
-		return 1;
-	if (fd < 0)
-		return fd;
-	out->objfd = fd;
-	out->len = cl + pl;
-	return 0;
+	return clean_open_abs(flags, out);
 }
 
 /* An existing object: fd and canonical path (or descriptor-object text). */

@@ -47,6 +47,26 @@ attempt("execv", lambda: os.execv(tool, [tool, marker]))
         self.assertFalse(marker.exists())
         self.assertIn(f"python-sb: DENIED exec '{tool}'", cp.stderr)
 
+    def test_exec_through_top_level_symlink(self) -> None:
+        """/bin/x where /bin is a symlink to usr/bin (merged /usr) is judged as
+        /usr/bin/x: the first time, which finds out that /bin is a symlink,
+        and every later time, when the supervisor reads the link up front."""
+        if os.path.realpath("/bin") != "/usr/bin" or not all(
+                os.access(f"/usr/bin/{p}", os.X_OK) for p in ("true", "false")):
+            self.skipTest("/bin is not a symlink to /usr/bin")
+        s = self.t.script(TRY + '''
+import subprocess
+for i in range(3):
+    attempt(f"true{i}", lambda: subprocess.run(["/bin/true"]).returncode)
+    attempt(f"false{i}", lambda: subprocess.run(["/bin/false"]).returncode)
+''')
+        cp = run(self.t, [str(s)], ["python-api=ALLOW:process-exec", "exec=/usr/bin/true"])
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        for i in range(3):
+            self.assertEqual(lines_of(cp, f"true{i} "), [f"true{i} OK 0"], cp.stdout + cp.stderr)
+            self.assertEqual(lines_of(cp, f"false{i} "), [f"false{i} ERR EACCES"], cp.stdout + cp.stderr)
+        self.assertIn("python-sb: DENIED exec '/usr/bin/false'", cp.stderr)
+
     def test_fork_needs_process_exec(self) -> None:
         s = self.t.script(TRY + '''
 import subprocess
