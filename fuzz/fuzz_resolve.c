@@ -360,6 +360,23 @@ static void check_result(const struct target *t, const char *path, unsigned flag
 	}
 }
 
+/* Take one of the target's descriptors (40: its "a") through the pidfd the
+ * resolver's thread then keeps for the target's thread (procmem.c): taken
+ * before any input, so that each input's count of our descriptors is exact. */
+static void keep_pidfd(struct target *t, int i)
+{
+	struct sb_notif n = { .listener = t->listener, .req = &t->req, .sup = &t->sup, .pidfd = -1 };
+	struct sb_path out;
+
+	if (sb_path_resolve(&n, 40, "b", SB_RES_FOLLOW, &out) != 0) {
+		fprintf(stderr, "fuzz_resolve: self-test 'b' from fd 40 in target %d failed\n", i);
+		abort();
+	}
+	sb_path_release(&out);
+	if (n.pidfd >= 0)
+		close(n.pidfd);
+}
+
 /* The harness works: plain paths, /proc/self and a magic link resolve to
  * what the target sees, in both targets. */
 static void selftest(void)
@@ -393,6 +410,7 @@ static void selftest(void)
 			if (n.pidfd >= 0)
 				close(n.pidfd);
 		}
+		keep_pidfd(t, i);
 	}
 }
 

@@ -88,8 +88,8 @@ void sb_net_msg_free(struct sb_net_msg *m)
 	sb_net_msg_init(m);
 }
 
-int sb_net_copy_addr(struct sb_notif *n, uint64_t uaddr, uint64_t ulen,
-		     struct sockaddr_storage *ss, socklen_t *len)
+static int copy_addr_nv(struct sb_notif *n, uint64_t uaddr, uint64_t ulen,
+			struct sockaddr_storage *ss, socklen_t *len)
 {
 	int l = (int)(uint32_t)ulen;	/* the kernel takes an int */
 
@@ -98,9 +98,18 @@ int sb_net_copy_addr(struct sb_notif *n, uint64_t uaddr, uint64_t ulen,
 	if (l < 0 || (size_t)l > sizeof(*ss))
 		return -EINVAL;
 	*len = (socklen_t)l;
-	if (l == 0)
-		return sb_notif_valid(n);
-	return sb_notif_read(n, uaddr, ss, (size_t)l);
+	return sb_notif_read_nv(n, uaddr, ss, (size_t)l);
+}
+
+int sb_net_addr_sock_get(struct sb_notif *n, uint64_t uaddr, uint64_t ulen, int tfd,
+			 struct sockaddr_storage *ss, socklen_t *len, struct sb_net_sock *s)
+{
+	int rc = copy_addr_nv(n, uaddr, ulen, ss, len);
+
+	s->fd = -1;
+	/* The address is used only once the socket is ours, and taking it
+	 * ends with the ID_VALID that tells those bytes are the target's. */
+	return rc ? rc : sb_net_sock_get(n, tfd, s);
 }
 
 static int copy_payload(struct sb_notif *n, const struct iovec *iov, size_t niov, bool stream,

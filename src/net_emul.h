@@ -55,9 +55,11 @@ void sb_net_msg_init(struct sb_net_msg *m);
 void sb_net_msg_free(struct sb_net_msg *m);
 
 /* Copy an address argument (connect, bind, sendto): `ulen` as the syscall got
- * it; EINVAL for a negative or oversized length, EFAULT for bad memory. */
-int sb_net_copy_addr(struct sb_notif *n, uint64_t uaddr, uint64_t ulen,
-		     struct sockaddr_storage *ss, socklen_t *len);
+ * it; EINVAL for a negative or oversized length, EFAULT for bad memory.  Then
+ * take the target's socket `tfd` (sb_net_sock_get); one ID_VALID, the one
+ * after pidfd_getfd, checks both.  On failure no socket is held. */
+int sb_net_addr_sock_get(struct sb_notif *n, uint64_t uaddr, uint64_t ulen, int tfd,
+			 struct sockaddr_storage *ss, socklen_t *len, struct sb_net_sock *s);
 
 /* Copy sendto's buffer; `stream` allows a capped copy (else EMSGSIZE). */
 int sb_net_msg_from_buf(struct sb_notif *n, uint64_t buf, uint64_t len, bool stream,

@@ -61,7 +61,9 @@ int sb_notif_read_str(struct sb_notif *n, uint64_t addr, char *buf, size_t cap);
 int sb_notif_valid(struct sb_notif *n);
 
 /* Duplicate the target's descriptor `fd` into the supervisor (pidfd_getfd);
- * returns the new fd or -errno.  The caller closes it. */
+ * returns the new fd or -errno.  The caller closes it.  A success is followed
+ * by ID_VALID (-ENOENT when the request is gone), which also covers what was
+ * read from the target before the call. */
 int sb_notif_getfd(struct sb_notif *n, int fd);
 
 /* Answer: the call returns `val` (>= 0) without running in the kernel. */

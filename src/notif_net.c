@@ -170,27 +170,32 @@ static int refuse_type(struct sb_notif *n, enum net_op op, const struct sb_net_s
  * 0.0.0.0 does not slip past a rule about 127.0.0.0/8. */
 static void local_destination(const struct sb_net_sock *s, struct sb_sa *a)
 {
+	static const unsigned char mapped_lo[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 127, 0, 0, 1 };
+	bool any4 = a->kind == SB_SA_INET && a->v4.s_addr == htonl(INADDR_ANY);
+	bool any6 = a->kind == SB_SA_INET6 && IN6_IS_ADDR_UNSPECIFIED(&a->v6);
 	struct sockaddr_storage me;
 	socklen_t l = sizeof(me);
 	struct sb_sa own;
 	struct in_addr v4;
 
+	if (a->kind == SB_SA_INET6 && !any6 && sb_sa_v4mapped(a, &v4) && v4.s_addr == 0) {
+		memcpy(&a->v6, mapped_lo, sizeof(mapped_lo));
+		return;
+	}
+	/* Only the unspecified address depends on the socket's own: no
+	 * getsockname() for the others (one system call less per connect). */
+	if (!any4 && !any6)
+		return;
 	memset(&me, 0, sizeof(me));
 	if (getsockname(s->fd, (struct sockaddr *)&me, &l) < 0)
 		l = 0;
 	sb_sa_decode(&me, l, &own);
-	if (a->kind == SB_SA_INET && a->v4.s_addr == htonl(INADDR_ANY)) {
+	if (any4) {
 		bool bound = own.kind == SB_SA_INET && own.v4.s_addr != htonl(INADDR_ANY);
 		a->v4.s_addr = bound ? own.v4.s_addr : htonl(INADDR_LOOPBACK);
-		return;
-	}
-	if (a->kind != SB_SA_INET6)
-		return;
-	if (IN6_IS_ADDR_UNSPECIFIED(&a->v6) && !sb_sa_v4mapped(&own, NULL)) {
+	} else if (!sb_sa_v4mapped(&own, NULL)) {
 		a->v6 = in6addr_loopback;
-	} else if (IN6_IS_ADDR_UNSPECIFIED(&a->v6) || (sb_sa_v4mapped(a, &v4) && v4.s_addr == 0)) {
-		static const unsigned char mapped_lo[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
-							     127, 0, 0, 1 };
+	} else {
 		memcpy(&a->v6, mapped_lo, sizeof(mapped_lo));
 	}
 }
@@ -485,9 +490,7 @@ static bool addr_call_go(struct sb_notif *n, int op, struct sockaddr_storage *ra
 	int rc;
 
 	n->log = false;
-	rc = sb_net_copy_addr(n, arg[1], arg[2], raw, len);
-	if (rc == 0)
-		rc = sb_net_sock_get(n, (int)arg[0], s);
+	rc = sb_net_addr_sock_get(n, arg[1], arg[2], (int)arg[0], raw, len, s);
 	if (rc) {
 		sb_notif_fail(n, -rc);
 		return false;
@@ -624,9 +627,7 @@ int sb_handle_sendto(struct sb_notif *n)
 
 	n->log = false;
 	sb_net_msg_init(&m);
-	rc = sb_net_copy_addr(n, arg[4], arg[4] ? arg[5] : 0, &m.name, &m.namelen);
-	if (rc == 0)
-		rc = sb_net_sock_get(n, (int)arg[0], &s);
+	rc = sb_net_addr_sock_get(n, arg[4], arg[4] ? arg[5] : 0, (int)arg[0], &m.name, &m.namelen, &s);
 	if (rc == 0)
 		rc = sb_net_msg_from_buf(n, arg[1], arg[2], s.type == SOCK_STREAM, &m);
 	if (rc)

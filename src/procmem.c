@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,20 +52,27 @@ static ssize_t read_mem(pid_t tid, uint64_t addr, void *buf, size_t len)
 	return process_vm_readv(tid, &local, 1, remote, nr, 0);
 }
 
-int sb_notif_read(struct sb_notif *n, uint64_t addr, void *buf, size_t len)
+int sb_notif_read_nv(struct sb_notif *n, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len };
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
 	ssize_t got;
 
 	if (len == 0)
-		return sb_notif_valid(n);
+		return 0;
 	got = process_vm_readv(n->req->pid, &local, 1, &remote, 1, 0);
 	if (got < 0)
 		return errno == ESRCH ? -ESRCH : -EFAULT;
 	if ((size_t)got != len)
 		return -EFAULT;
-	return sb_notif_valid(n);
+	return 0;
+}
+
+int sb_notif_read(struct sb_notif *n, uint64_t addr, void *buf, size_t len)
+{
+	int rc = sb_notif_read_nv(n, addr, buf, len);
+
+	return rc ? rc : sb_notif_valid(n);
 }
 
 /* Most paths are short: read to the end of their page first (one page to pin
@@ -102,15 +110,81 @@ int sb_notif_read_str(struct sb_notif *n, uint64_t addr, char *buf, size_t cap)
 	return rc ? rc : sb_notif_valid(n);
 }
 
-/* A pidfd for the calling thread (6.9: PIDFD_THREAD), else for its process:
- * both reach the shared descriptor table.  Checked with ID_VALID afterwards,
- * so it cannot name a process that reused the TID. */
-static int notif_pidfd(struct sb_notif *n)
+/* ---- the target's descriptors ----------------------------------------------- */
+
+/* Each worker keeps the thread pidfds (PIDFD_THREAD) of the last threads it
+ * served, so that a loop of connects or sends does not open and close one per
+ * call.  Per worker (thread-local), because a pidfd shared between workers
+ * could be closed by one while another uses its number, which the next open
+ * may have given to a different process's pidfd.  Reuse is safe against tid
+ * reuse: a pidfd pins its thread's struct pid, not the number; when that
+ * thread has died, pidfd_getfd through it fails (ESRCH) even if the tid now
+ * names another thread, and a live thread keeps its tid (a non-leader exec
+ * moves the leader's struct pid, and with it the leader's tid, to the execing
+ * thread).  So a pidfd_getfd that succeeds through the pidfd cached for tid T
+ * reached the live thread T; ID_VALID afterwards says T is still the thread
+ * of this request.  Only thread pidfds are kept: a process pidfd (kernels
+ * before 6.9) would stay valid after the thread left its process. */
+#define PIDFD_CACHE 8
+
+struct pidfd_slot {
+	pid_t tid;	/* 0: empty */
+	int fd;
+};
+
+static __thread struct pidfd_slot tl_pidfds[PIDFD_CACHE];
+static __thread unsigned tl_pidfd_next;
+static pthread_key_t pidfd_key;
+static pthread_once_t pidfd_once = PTHREAD_ONCE_INIT;
+
+/* At a worker's exit: its cached pidfds go with it. */
+static void pidfd_cache_drop(void *unused)
+{
+	(void)unused;
+	for (unsigned i = 0; i < PIDFD_CACHE; i++) {
+		if (tl_pidfds[i].tid)
+			close(tl_pidfds[i].fd);
+		tl_pidfds[i].tid = 0;
+	}
+}
+
+static void pidfd_key_new(void)
+{
+	if (pthread_key_create(&pidfd_key, pidfd_cache_drop))
+		pidfd_key = (pthread_key_t)-1;
+}
+
+static struct pidfd_slot *pidfd_cached(pid_t tid)
+{
+	for (unsigned i = 0; i < PIDFD_CACHE; i++)
+		if (tl_pidfds[i].tid == tid)
+			return &tl_pidfds[i];
+	return NULL;
+}
+
+/* Keep `fd` (a validated thread pidfd of tid); false when it cannot be kept
+ * (no thread-exit hook to close it), and then the caller owns it. */
+static bool pidfd_keep(pid_t tid, int fd)
+{
+	struct pidfd_slot *s;
+
+	pthread_once(&pidfd_once, pidfd_key_new);
+	if (pidfd_key == (pthread_key_t)-1 || pthread_setspecific(pidfd_key, tl_pidfds))
+		return false;
+	s = &tl_pidfds[tl_pidfd_next++ % PIDFD_CACHE];
+	if (s->tid)
+		close(s->fd);
+	*s = (struct pidfd_slot){ tid, fd };
+	return true;
+}
+
+/* A fresh pidfd for the calling thread (6.9: PIDFD_THREAD), else for its
+ * process (*thread false): both reach the shared descriptor table. */
+static int pidfd_new(struct sb_notif *n, bool *thread)
 {
 	int fd;
 
-	if (n->pidfd >= 0)
-		return n->pidfd;
+	*thread = true;
 	fd = (int)syscall(SYS_pidfd_open, n->req->pid, PIDFD_THREAD);
 	if (fd < 0 && errno == EINVAL) {
 		pid_t tgid;
@@ -118,28 +192,65 @@ static int notif_pidfd(struct sb_notif *n)
 
 		if (rc)
 			return rc;
+		*thread = false;
 		fd = (int)syscall(SYS_pidfd_open, tgid, 0);
 	}
 	if (fd < 0)
 		return errno == ESRCH ? -ESRCH : -errno;
-	if (sb_notif_valid(n)) {
-		close(fd);
-		return -ENOENT;
-	}
-	n->pidfd = fd;
 	return fd;
 }
 
-int sb_notif_getfd(struct sb_notif *n, int fd)
+/* pidfd_getfd through the worker's cached pidfd of the thread: the new fd,
+ * -errno, or 1 when none is cached or its thread is gone. */
+static int getfd_cached(struct sb_notif *n, int fd)
 {
-	int pidfd = notif_pidfd(n);
+	struct pidfd_slot *s = pidfd_cached((pid_t)n->req->pid);
 	int ours;
 
-	if (pidfd < 0)
-		return pidfd;
-	ours = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	if (ours < 0)
+	if (!s)
+		return 1;
+	ours = (int)syscall(SYS_pidfd_getfd, s->fd, fd, 0);
+	if (ours >= 0)
+		return ours;
+	if (errno != ESRCH)
 		return -errno;
+	close(s->fd);	/* a dead thread: its tid may be someone else's now */
+	s->tid = 0;
+	return 1;
+}
+
+/* The pidfd is taken before ID_VALID: a pidfd opened for a tid that was
+ * reused meanwhile, or a cached one, can only have reached the thread that
+ * waits for this request if ID_VALID still holds afterwards (a request dies
+ * with its thread).  The check also covers target memory read before. */
+int sb_notif_getfd(struct sb_notif *n, int fd)
+{
+	int pidfd = n->pidfd, ours = 1;
+	bool fresh = false, thread = false;
+
+	if (pidfd < 0)
+		ours = getfd_cached(n, fd);
+	if (ours == 1) {
+		if (pidfd < 0) {
+			pidfd = pidfd_new(n, &thread);
+			if (pidfd < 0)
+				return pidfd;
+			fresh = true;
+		}
+		ours = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+		if (ours < 0)
+			ours = -errno;
+	}
+	if (ours >= 0 && sb_notif_valid(n)) {
+		close(ours);
+		ours = -ENOENT;
+	}
+	if (fresh) {
+		if (ours < 0)
+			close(pidfd);	/* not known to be the thread's */
+		else if (!thread || !pidfd_keep((pid_t)n->req->pid, pidfd))
+			n->pidfd = pidfd;	/* closed with the request */
+	}
 	return ours;
 }
 

@@ -97,6 +97,10 @@ int sb_proc_ppid(pid_t pid, pid_t *ppid);
  * the target's cwd together, before either is used. */
 int sb_notif_read_str_nv(struct sb_notif *n, uint64_t addr, char *buf, size_t cap);
 
+/* sb_notif_read() without its ID_VALID check: for bytes checked by the
+ * ID_VALID that sb_notif_getfd() does after taking a descriptor. */
+int sb_notif_read_nv(struct sb_notif *n, uint64_t addr, void *buf, size_t len);
+
 /* ---- pathres.c ------------------------------------------------------------------- */
 
 enum sb_res_flags {

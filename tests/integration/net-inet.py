@@ -103,6 +103,21 @@ class NetInet(unittest.TestCase):
             self.assertEqual(netlib.check_run(self, cp), {"any": "ECONNREFUSED"})
             self.assertEqual(srv.pending(), 0)
 
+    def test_unspecified_ipv6_destination_is_loopback(self) -> None:
+        """connect([::]:P) reaches [::1]:P and connect([::ffff:0.0.0.0]:P)
+        reaches 127.0.0.1:P: rules about the unspecified address must not let
+        either past a DENY on loopback."""
+        if not netlib.have_ipv6_loopback():
+            self.skipTest("no ::1")
+        with TcpServer("::1", serve=False) as v6, TcpServer(serve=False) as v4:
+            cp = netlib.run(self.scratch, CONNECT,
+                            [f"net=ALLOW|tcp|::/128|{v6.port}|OUT", f"net=ALLOW|tcp|0.0.0.0/32|{v4.port}|OUT",
+                             "net=DENY|*|::1|*|OUT", "net=DENY|*|127.0.0.0/8|*|OUT"],
+                            args=[f"any6,::,{v6.port},6", f"mapped,::ffff:0.0.0.0,{v4.port},6"])
+            self.assertEqual(netlib.check_run(self, cp), {"any6": "ECONNREFUSED", "mapped": "ECONNREFUSED"})
+            self.assertEqual(v6.pending(), 0)
+            self.assertEqual(v4.pending(), 0)
+
     def test_udp_sendto(self) -> None:
         prog = PRELUDE + '''
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
