@@ -8,7 +8,6 @@ pysandboxes_PYTHON = \
 	python/pysandboxes/_agent.py \
 	python/pysandboxes/_bootstrap.py \
 	python/pysandboxes/_proto.py \
-	python/pysandboxes/_wire.py \
 	python/pysandboxes/_worker.py \
 	python/pysandboxes/env.py \
 	python/pysandboxes/exceptions.py \
@@ -18,8 +17,6 @@ pysandboxes_PYTHON = \
 pysandboxesguardsdir = $(pythondir)/pysandboxes/guards
 pysandboxesguards_PYTHON = \
 	python/pysandboxes/guards/__init__.py \
-	python/pysandboxes/guards/_dyncode.py \
-	python/pysandboxes/guards/_where.py \
 	python/pysandboxes/guards/api.py \
 	python/pysandboxes/guards/dns.py \
 	python/pysandboxes/guards/imports.py \

@@ -63,13 +63,35 @@ def _sb_bootstrap():
 
 def _sb_load_package(path):
     # What `import pysandboxes` does once a finder located it, with the
-    # importlib that is already loaded (no import of importlib.util).
+    # importlib that is already loaded (no import of importlib.util), and
+    # with loaders that never write bytecode: the package's directories are
+    # read-only in the sandbox, so each write would be refused and reported,
+    # and the refusal note of a write made while the agent loads a module on
+    # first use could be taken for the note of the call it is converting
+    # (guards/refusals.py).  Its subpackages get the same finder.
     import sys
     import _frozen_importlib as bootstrap
     import _frozen_importlib_external as external
 
-    spec = external.spec_from_file_location(
-        "pysandboxes", path + "/__init__.py", submodule_search_locations=[path])
+    class SourceLoader(external.SourceFileLoader):
+        def set_data(self, *args, **kwargs):
+            pass
+
+    details = ((external.ExtensionFileLoader, external.EXTENSION_SUFFIXES),
+               (SourceLoader, external.SOURCE_SUFFIXES),
+               (external.SourcelessFileLoader, external.BYTECODE_SUFFIXES))
+
+    class Finder(external.FileFinder):
+        def find_spec(self, fullname, target=None):
+            spec = super().find_spec(fullname, target)
+            for sub in (spec and spec.submodule_search_locations) or ():
+                sys.path_importer_cache.setdefault(sub, Finder(sub, *details))
+            return spec
+
+    sys.path_importer_cache[path] = Finder(path, *details)
+    init = path + "/__init__.py"
+    spec = external.spec_from_file_location("pysandboxes", init, loader=SourceLoader("pysandboxes", init),
+                                            submodule_search_locations=[path])
     if spec is None:
         raise ImportError("no pysandboxes package in " + path)
     module = bootstrap.module_from_spec(spec)

@@ -8,11 +8,20 @@ decorated with ``@sandbox`` in a worker under ``python-sb``.
 from __future__ import annotations
 
 from . import _agent
-from .exceptions import (ConfigSyntaxError, EvalInterrupted, EvalSyntaxRejected,
-                         RuleApiPermissionError, RuleAttributeError, RuleEvalPermissionError,
-                         RuleFileNotFoundError, RuleModuleNotFoundError, RulePermissionError,
-                         RuleSocketConnectionRefusedError, SandBoxBaseExceptionError,
-                         SandBoxError, SandBoxProtocolError, sandbox_denials)
+
+# The names below load on first use (__getattr__): every sandboxed program
+# imports this package before its first line, and needs none of them unless
+# it uses them (the guards import `exceptions` when they first refuse).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .evalguard import SandboxContextWarning, guarded_eval
+    from .exceptions import (ConfigSyntaxError, EvalInterrupted, EvalSyntaxRejected,
+                             RestrictedUnpicklingError, RuleApiPermissionError, RuleAttributeError,
+                             RuleEvalPermissionError, RuleFileNotFoundError, RuleModuleNotFoundError,
+                             RulePermissionError, RuleSocketConnectionRefusedError,
+                             SandBoxBaseExceptionError, SandBoxError, SandBoxProtocolError,
+                             sandbox_denials)
+    from .partial import run, sandbox, sandboxes
 
 __version__ = "0.1.0"
 
@@ -32,19 +41,29 @@ def is_in_sandbox() -> bool:
     return _agent.current is not None
 
 
+_LAZY = {
+    "sandboxes": "partial", "run": "partial", "sandbox": "partial",
+    "guarded_eval": "evalguard", "SandboxContextWarning": "evalguard",
+    "SandBoxError": "exceptions", "RuleFileNotFoundError": "exceptions",
+    "RulePermissionError": "exceptions", "RuleSocketConnectionRefusedError": "exceptions",
+    "RuleModuleNotFoundError": "exceptions", "RuleApiPermissionError": "exceptions",
+    "RuleEvalPermissionError": "exceptions", "EvalSyntaxRejected": "exceptions",
+    "EvalInterrupted": "exceptions", "ConfigSyntaxError": "exceptions",
+    "SandBoxProtocolError": "exceptions", "SandBoxBaseExceptionError": "exceptions",
+    "RestrictedUnpicklingError": "exceptions", "RuleAttributeError": "exceptions",
+    "sandbox_denials": "exceptions",
+    "exceptions": "exceptions",  # the submodule itself (it used to load with the package)
+}
+
+
 def __getattr__(name: str) -> object:
-    # Partial mode and the unpickler are not needed by the agent: loading
-    # them lazily keeps every sandboxed program's start-up small.
-    if name in ("sandboxes", "run", "sandbox"):
-        from . import partial
-
-        return getattr(partial, name)
-    if name in ("guarded_eval", "SandboxContextWarning"):
-        from . import evalguard
-
-        return getattr(evalguard, name)
-    if name == "RestrictedUnpicklingError":
-        from . import exceptions
-
-        return exceptions.RestrictedUnpicklingError
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # Partial mode, the eval guard, the unpickler and the exceptions are not
+    # needed to start the agent: loading them lazily keeps every sandboxed
+    # program's start-up small.
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = __import__(f"{__name__}.{where}", None, None, ("__name__",))
+    value = module if name == where else getattr(module, name)
+    globals()[name] = value
+    return value

@@ -7,15 +7,26 @@ sends one JSON object per record: what it learned, what it refused.
 
 Nothing here is a security boundary: the supervisor never trusts these
 messages, and the program could forge them.  They feed the log and the learner.
+
+The JSON codec of the channel is here too, without importing :mod:`json`:
+the agent runs before every sandboxed program; importing ``json`` would pull
+``re``, ``enum`` and more into ``sys.modules`` (and so exempt them from
+``python-import=`` judgement, which only sees modules that load after it) and
+cost start-up time.  The C scanner and string encoder of ``_json`` are enough
+for the small documents exchanged here.
 """
 from __future__ import annotations
 
+# The agent has always loaded `__future__`, `_json`, `_socket` and `errno`
+# before the program runs, and python-import= does not judge a module
+# already loaded: programs, and the rules learned for them, import these
+# freely, so they stay loaded here (`errno` although the exceptions that
+# used it now load on first use).
+import errno  # noqa: F401
 import os
 
 import _socket
 import _thread
-
-from . import _wire
 
 MSG_DONTWAIT = getattr(_socket, "MSG_DONTWAIT", 0x40)
 RULES_MAX = 16 << 20        # a rules document larger than this is refused
@@ -26,6 +37,101 @@ DENIALS_MAX = 10000         # distinct refusal reports sent (a program looping o
 # First line of the partial-mode worker's command (see _proto.WORKER_COMMAND).
 WORKER_MARK = "# pysandboxes-worker\n"
 
+
+# -- JSON ------------------------------------------------------------------------
+
+try:
+    import _json
+except ImportError:  # an interpreter built without _json
+    _json = None  # type: ignore[assignment]
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+class _Context:
+    """The attributes _json.make_scanner reads from a JSONDecoder."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = staticmethod(_no_constant)
+    memo: dict = {}
+
+
+_scan = _json.make_scanner(_Context()) if _json is not None else None
+_WS = " \t\r\n"
+
+
+def loads(text: str) -> object:
+    """Decode one JSON document (the whole string)."""
+    if _scan is None:
+        import json
+
+        return json.loads(text)
+    start = len(text) - len(text.lstrip(_WS))
+    try:
+        value, end = _scan(text, start)
+    except StopIteration as e:
+        raise ValueError(f"invalid JSON at offset {e.value}") from None
+    if text[end:].strip(_WS):
+        raise ValueError(f"extra data at offset {end}")
+    return value
+
+
+if _json is not None:
+    _quote = _json.encode_basestring_ascii
+else:  # pragma: no cover
+    def _quote(s: str) -> str:
+        import json
+
+        return json.dumps(s)
+
+
+def _encode(value: object, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(_quote(value))
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif value is None:
+        out.append("null")
+    elif isinstance(value, int):
+        out.append(str(int(value)))
+    elif isinstance(value, float):
+        out.append(repr(value) if value == value and value not in (float("inf"), -float("inf")) else "null")
+    elif isinstance(value, dict):
+        out.append("{")
+        for i, (k, v) in enumerate(value.items()):
+            if i:
+                out.append(",")
+            out.append(_quote(str(k)))
+            out.append(":")
+            _encode(v, out)
+        out.append("}")
+    elif isinstance(value, (list, tuple)):
+        out.append("[")
+        for i, v in enumerate(value):
+            if i:
+                out.append(",")
+            _encode(v, out)
+        out.append("]")
+    else:
+        out.append(_quote(str(value)))
+
+
+def dumps(value: object) -> str:
+    """Encode as compact JSON (ASCII only, so any byte-safe channel carries it)."""
+    out: list[str] = []
+    _encode(value, out)
+    return "".join(out)
+
+
+# -- the channel -----------------------------------------------------------------
 
 class ChannelError(Exception):
     """The channel could not be set up or the rules could not be read."""
@@ -69,7 +175,7 @@ class Channel:
             if data.endswith(b"\n"):
                 break
         try:
-            rules = _wire.loads(b"".join(chunks).decode("utf-8"))
+            rules = loads(b"".join(chunks).decode("utf-8"))
         except ValueError as e:
             raise ChannelError(f"malformed rules: {e}") from None
         if not isinstance(rules, dict) or rules.get("version") != 1:
@@ -79,7 +185,7 @@ class Channel:
     def send(self, msg: dict) -> None:
         if not self.alive:
             return
-        data = _wire.dumps(msg).encode("ascii")
+        data = dumps(msg).encode("ascii")
         with self.lock:
             try:
                 self.sock.sendall(data)
@@ -101,7 +207,7 @@ class Channel:
             if not data:
                 return
             try:
-                note = _wire.loads(data.decode("utf-8", "replace"))
+                note = loads(data.decode("utf-8", "replace"))
             except ValueError:
                 continue
             if not isinstance(note, dict) or note.get("kind") != "refusal":

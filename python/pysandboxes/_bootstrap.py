@@ -8,6 +8,8 @@ everything the interpreter and ``site`` did before is framework start-up.
 """
 from __future__ import annotations
 
+import builtins
+import io
 import os
 import sys
 
@@ -86,8 +88,91 @@ def _install_eval_guard(agent: _agent.Agent) -> None:
                       threads=bool((cats.get("threads") or {}).get("granted")))
 
 
+def _eval_outside_guard(agent: _agent.Agent) -> bool:
+    """True when the supervisor judges the imports of eval code (src/sup_attr.c,
+    `judge_eval`): enforce mode with eval-* rules or a dynamic-code grant."""
+    cats = agent.rules.get("categories") or {}
+    return agent.enforcing and bool((agent.rules.get("eval") or {}).get("present")
+                                    or (cats.get("dynamic-code") or {}).get("granted"))
+
+
+def _wrap_open(orig, convert):
+    def open(file, *args, **kwargs):
+        try:
+            return orig(file, *args, **kwargs)
+        except OSError as exc:
+            if isinstance(file, int):
+                raise
+            new = convert(exc, file, False)
+            if new is None:
+                raise
+            raise new from None
+    open.__name__ = open.__qualname__ = orig.__name__
+    open.__doc__ = orig.__doc__
+    open.__module__ = getattr(orig, "__module__", None)
+    api._originals[open] = orig
+    return open
+
+
+def _wrap_sock(orig, convert):
+    def method(self, address):
+        try:
+            return orig(self, address)
+        except OSError as exc:
+            new = convert(exc, address, True)
+            if new is None:
+                raise
+            raise new from None
+    method.__name__ = method.__qualname__ = orig.__name__
+    method.__doc__ = orig.__doc__
+    api._originals[method] = orig
+    return method
+
+
+def _install_refusal_notes(agent: _agent.Agent, finder: imports.Finder, now: bool) -> None:
+    """open(), os.open() and socket connect()/bind() raise the Rule...Error of
+    a refusal the supervisor left a note about (guards/refusals.py, the
+    conversion, loaded when one of them first fails)."""
+    converter: list = []
+
+    def convert(exc: OSError, obj: object, address: bool) -> OSError | None:
+        if not converter:
+            from .guards import refusals
+
+            converter.append(refusals.Converter(agent))
+        return converter[0].for_address(exc, obj) if address else converter[0].for_path(exc, obj)
+
+    if now:
+        from .guards import refusals  # noqa: F401
+    wrapped_open = _wrap_open(builtins.open, convert)
+    builtins.open = wrapped_open
+    if io.open is not wrapped_open:
+        io.open = wrapped_open
+    os.open = _wrap_open(os.open, convert)
+
+    def socket_loaded(module) -> None:
+        cls = getattr(module, "socket", None)
+        if not isinstance(cls, type):
+            return
+        for name in ("connect", "bind"):
+            current = getattr(cls, name, None)
+            if current is not None and current not in api._originals:
+                setattr(cls, name, _wrap_sock(current, convert))
+
+    finder.on_loaded("socket", socket_loaded)
+
+
 def install(agent: _agent.Agent) -> None:
-    """Install every guard the rules and the mode call for."""
+    """Install every guard the rules and the mode call for.
+
+    What the agent needs only when something is refused (its exceptions,
+    the conversion of refusal notes) it loads on first use, not here.  Where
+    the supervisor judges the imports of eval code, though, it would also
+    judge (and refuse) those the agent makes for a call made from eval code:
+    they are loaded now instead."""
+    eager = _eval_outside_guard(agent)
+    if eager:
+        from . import exceptions  # noqa: F401
     handlers: dict = {}
     finder = imports.Finder(agent)
     finder.install(handlers)
@@ -99,9 +184,7 @@ def install(agent: _agent.Agent) -> None:
 
         env.install(agent)
     if agent.enforcing and agent.channel is not None:
-        from .guards import refusals
-
-        refusals.install(agent, finder)
+        _install_refusal_notes(agent, finder, eager)
     sys.addaudithook(_make_hook(handlers, agent))
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=agent.after_fork)

@@ -18,7 +18,7 @@ import os
 import _thread
 
 from . import _agent
-from .guards._where import APP, classify, frame_at
+from .guards import APP, classify, frame_at
 
 _tls = _thread._local()
 

@@ -1,4 +1,4 @@
-"""The agent's JSON codec (pysandboxes._wire): no `json` import at start-up."""
+"""The agent's JSON codec (in pysandboxes._agent): no `json` import at start-up."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,7 @@ import subprocess
 import unittest
 
 import support
-from pysandboxes import _wire
+from pysandboxes import _agent as _wire
 
 
 class Wire(unittest.TestCase):

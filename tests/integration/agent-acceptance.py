@@ -91,6 +91,33 @@ class Acceptance(unittest.TestCase):
                 self.assertEqual((cp.returncode, cp.stdout), (0, "STARTED\n"), cp.stderr)
                 self.assertNotIn("not allowed by a rule", cp.stderr)
 
+    def test_refusals_the_agent_loads_on_first_use(self) -> None:
+        # The agent loads its exceptions and the conversion of refusal notes
+        # when it first refuses: neither its import guard nor the supervisor
+        # may charge those imports to the program (python-import= listing
+        # other modules; code from eval, whose imports the supervisor judges).
+        prog = """
+            import os, sys
+            calls = {"os.system('true')": lambda: os.system('true'),
+                     "open(sys.argv[2])": lambda: open(sys.argv[2])}
+            for code, call in calls.items():
+                try:
+                    exec(code) if sys.argv[1] == "eval" else call()
+                except OSError as e:
+                    print(type(e).__name__)
+        """
+        cases = ((["python-import=json"], "direct"),
+                 (["python-import=*", "python-api=ALLOW:dynamic-code"], "eval"))
+        with sbtest.Scratch() as elsewhere:
+            secret = elsewhere.write("secret", "k\n")
+            runs = [(rules, python, cp) for rules, how in cases
+                    for python, cp in self.each(rules, prog, how, str(secret))]
+        for rules, python, cp in runs:
+            with self.subTest(rules=rules, python=python):
+                self.assertEqual(cp.stdout.split(), ["RuleApiPermissionError", "RuleFileNotFoundError"],
+                                 cp.stderr)
+                self.assertNotIn("pysandboxes", cp.stderr)
+
     def test_a9_exception(self) -> None:
         for python, cp in self.each([], "raise RuntimeError('MARKER-BOOM')\n"):
             with self.subTest(python=python):

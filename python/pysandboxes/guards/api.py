@@ -13,23 +13,28 @@ inside the interpreter:
   in modules already loaded and, through the import finder, in modules that
   load later;
 * ``builtins.eval/exec/compile`` get wrappers that keep the caller's
-  namespace (``_dyncode``), and the ``exec``/``compile`` events catch calls
+  namespace (``_make_dynamic``), and the ``exec``/``compile`` events catch calls
   that bypass them.
 
 Each door is judged on its own ("an import right is never a call right";
 delegation chains cross several doors).  Exemptions are in doc/agent-protocol.md.
-"""
-from __future__ import annotations
 
+This module must never use ``from __future__`` imports: the guarded
+``eval``/``exec`` below call the builtins from their own frames, and a
+string compiled there would inherit those flags.
+"""
+import builtins
 import sys
 
 from .. import _agent
-from ..exceptions import RuleApiPermissionError
-from . import _dyncode
-from ._where import AGENT, APP, STDLIB, THIRD_PARTY, busy, classify, frame_at
+from . import AGENT, APP, STDLIB, THIRD_PARTY, busy, classify, frame_at
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..exceptions import RuleApiPermissionError
 
 # Audit events that stand for registered functions: event -> (first version, members).
-EVENT_DOORS: dict[str, tuple[tuple[int, int], tuple[str, ...]]] = {
+EVENT_DOORS: "dict[str, tuple[tuple[int, int], tuple[str, ...]]]" = {
     "os.system": ((3, 8), ("os.system", "posix.system", "nt.system")),
     "os.exec": ((3, 8), ("os.execv", "os.execve", "posix.execv", "posix.execve", "nt.execv", "nt.execve")),
     "os.posix_spawn": ((3, 8), ("os.posix_spawn", "os.posix_spawnp", "posix.posix_spawn",
@@ -81,17 +86,90 @@ def original(fn):
     return _originals.get(fn, fn)
 
 
+# -- guarded eval, exec and compile -------------------------------------------
+#
+# Wrappers that behave like the builtins.  A Python wrapper changes two things
+# the builtins take from their *caller's* frame: the default namespace
+# (``eval(s)`` sees the caller's globals and locals) and the ``from
+# __future__`` flags strings are compiled with.  These wrappers take both from
+# the caller explicitly.
+
+# co_flags bits of __future__ features that compile() inherits (PyCF_MASK).
+FUTURE_MASK = 0x1FE0000
+_compile = builtins.compile
+
+
+def _namespace(args, kwargs, frame):
+    """(args, kwargs) with the caller's globals/locals filled in where the
+    builtin would have used them."""
+    g = args[0] if args else kwargs.get("globals")
+    if g is not None or frame is None:
+        return args, kwargs
+    loc = args[1] if len(args) > 1 else kwargs.get("locals")
+    if loc is None:
+        loc = frame.f_locals
+        if type(loc) is not dict:
+            loc = dict(loc)  # 3.13+: the builtin sees a snapshot, not the write-through proxy
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("globals", "locals")}
+    return (frame.f_globals, loc) + tuple(args[2:]), kwargs
+
+
+def _with_futures(source, mode, frame):
+    """Compile a source string with the caller's __future__ flags, as the
+    builtin would; other sources are returned unchanged."""
+    if frame is None or not isinstance(source, (str, bytes, bytearray)):
+        return source
+    flags = frame.f_code.co_flags & FUTURE_MASK
+    if not flags:
+        return source
+    if mode == "eval":
+        source = source.lstrip(" \t" if isinstance(source, str) else b" \t")
+    return _compile(source, "<string>", mode, flags, True)
+
+
+def _make_dynamic(name, orig, qual, cat, judge):
+    """The guarded replacement of builtins.<name>."""
+    if name == "compile":
+        def compile(source, filename, mode, flags=0, dont_inherit=False, optimize=-1, **kwargs):
+            frame = frame_at(1)
+            exc = judge(qual, cat, frame)
+            if exc is not None:
+                raise exc
+            if not dont_inherit and frame is not None:
+                flags |= frame.f_code.co_flags & FUTURE_MASK
+            return orig(source, filename, mode, flags, True, optimize, **kwargs)
+        wrapper = compile
+    else:
+        mode = "eval" if name == "eval" else "exec"
+
+        def run(source, *args, **kwargs):
+            frame = frame_at(1)
+            exc = judge(qual, cat, frame)
+            if exc is not None:
+                raise exc
+            args, kwargs = _namespace(args, kwargs, frame)
+            return orig(_with_futures(source, mode, frame), *args, **kwargs)
+        wrapper = run
+    wrapper.__name__ = wrapper.__qualname__ = name
+    wrapper.__module__ = "builtins"
+    wrapper.__doc__ = orig.__doc__
+    wrapper.__sb_qualname__ = qual
+    return wrapper
+
+
 class ApiGuard:
     def __init__(self, agent: _agent.Agent, finder) -> None:
         self.agent = agent
         self.finder = finder
         registry = agent.rules.get("api") or {}
         self.category: dict[str, str] = {}
+        self.order: dict[str, int] = {}  # registry position, for _group()
         self.allow: dict[str, bool] = {}
         self.explicit_deny: set = set()
         for qual, d in registry.items():
             if not isinstance(d, dict) or not isinstance(qual, str):
                 continue
+            self.order[qual] = len(self.order)
             self.category[qual] = str(d.get("category", ""))
             self.allow[qual] = d.get("allow") is True
             if d.get("allow") is not True and d.get("rule"):
@@ -100,7 +178,7 @@ class ApiGuard:
 
     # -- decisions --------------------------------------------------------------
 
-    def judge(self, qual: str, cat: str, frame) -> RuleApiPermissionError | None:
+    def judge(self, qual: str, cat: str, frame) -> "RuleApiPermissionError | None":
         """A call of a door the rules do not allow, made from `frame`: the
         exception to raise (enforcing), or None.  The caller raises it, so
         that tracebacks end at the door rather than deep in the agent."""
@@ -125,18 +203,23 @@ class ApiGuard:
             f = f.f_back
         who = who or frame
         if ag.enforcing:
+            from ..exceptions import RuleApiPermissionError
+
             ag.report("api", qual, "denied", who, category=cat)
             return RuleApiPermissionError(qual, cat)
         ag.report("api", qual, "would-deny", who, category=cat)
         return None
 
-    def _group(self, members: tuple[str, ...]) -> tuple[str, str, bool] | None:
-        """(reported name, category, allowed) of an event's registered members."""
-        present = [q for q in self.category if q in members]
+    def _group(self, members: "tuple[str, ...]") -> "tuple[str, str, bool] | None":
+        """(reported name, category, allowed) of an event's registered members;
+        the name reported is the one listed first in the registry."""
+        category = self.category
+        present = [q for q in members if q in category]
         if not present:
             return None
         allowed = any(self.allow[q] for q in present) and not any(q in self.explicit_deny for q in present)
-        return present[0], self.category[present[0]], allowed
+        first = min(present, key=self.order.__getitem__) if len(present) > 1 else present[0]
+        return first, category[first], allowed
 
     # -- installation -------------------------------------------------------------
 
@@ -167,24 +250,22 @@ class ApiGuard:
     def _event_handler(self, event: str, qual: str, cat: str):
         judge = self.judge
         if event == "sys._getframe":
-            def on_getframe(args: tuple) -> RuleApiPermissionError | None:
+            def on_getframe(args: tuple) -> "RuleApiPermissionError | None":
                 if busy():  # the agent's own frame lookup
                     return None
                 return judge(qual, cat, frame_at(2))
             return on_getframe
 
-        def on_event(args: tuple) -> RuleApiPermissionError | None:
+        def on_event(args: tuple) -> "RuleApiPermissionError | None":
             return judge(qual, cat, frame_at(2))
         return on_event
 
     def _wrap_dynamic(self, qual: str) -> None:
-        import builtins
-
         name = qual.partition(".")[2]
         orig = getattr(builtins, name, None)
         if orig is None:
             return
-        wrapper = _dyncode.make(name, original(orig), qual, self.category[qual], self.judge)
+        wrapper = _make_dynamic(name, original(orig), qual, self.category[qual], self.judge)
         _originals[wrapper] = original(orig)
         setattr(builtins, name, wrapper)
 
@@ -198,7 +279,7 @@ class ApiGuard:
             return
         judge = self.judge
         for event, door in (("exec", "builtins.exec"), ("compile", "builtins.compile")):
-            def on_dynamic(args: tuple, door: str = door) -> RuleApiPermissionError | None:
+            def on_dynamic(args: tuple, door: str = door) -> "RuleApiPermissionError | None":
                 return judge(door, "dynamic-code", frame_at(2))
             hooks[event] = on_dynamic
 
@@ -253,11 +334,15 @@ class ApiGuard:
                     raise exc
             return orig(*args, **kwargs)
 
-        for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
-            try:
-                setattr(wrapper, attr, getattr(orig, attr))
-            except (AttributeError, TypeError):
-                pass
+        try:  # a function or a builtin: one go (start-up wraps dozens)
+            wrapper.__module__, wrapper.__name__ = orig.__module__, orig.__name__
+            wrapper.__qualname__, wrapper.__doc__ = orig.__qualname__, orig.__doc__
+        except (AttributeError, TypeError):
+            for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+                try:
+                    setattr(wrapper, attr, getattr(orig, attr))
+                except (AttributeError, TypeError):
+                    pass
         wrapper.__sb_qualname__ = qual  # type: ignore[attr-defined]
         _originals[wrapper] = orig
         return wrapper

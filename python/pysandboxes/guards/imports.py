@@ -17,8 +17,7 @@ import sys
 import _thread
 
 from .. import _agent
-from ..exceptions import RuleModuleNotFoundError
-from ._where import APP, STDLIB, THIRD_PARTY, classify, frame_at
+from . import APP, STDLIB, THIRD_PARTY, classify, frame_at
 
 # Never judged, nor what their own loading imports (reference §2.6, plus
 # `encodings`: the codec registry imports codecs by itself, and `pysandboxes`).
@@ -143,6 +142,8 @@ class Finder:
                 who = frame  # runpy looking up the module of `-m`
             if who is not None:
                 if ag.enforcing:
+                    from ..exceptions import RuleModuleNotFoundError
+
                     ag.report("import", top, "denied", who)
                     raise RuleModuleNotFoundError(top)
                 verdict = who

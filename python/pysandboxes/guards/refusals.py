@@ -7,26 +7,26 @@ thread, the errno, the object and an explanation.  A few common entry points
 with that errno, on that thread, for that very object, the OSError becomes
 the matching rule exception with the supervisor's explanation.  Whatever does
 not match exactly stays the plain OSError the kernel-level refusal produced.
+
+The wrappers themselves are installed at start-up by ``_bootstrap``; this
+module, the conversion, loads when one of them first fails.
 """
 from __future__ import annotations
 
-import builtins
 import errno
-import io
 import os
 
 import _thread
 
 from .. import _agent
-from ..exceptions import (RuleFileNotFoundError, RulePermissionError,
-                          RuleSocketConnectionRefusedError)
-from .api import _originals
-from .imports import Finder
 
 ERRNOS = frozenset({errno.ENOENT, errno.EACCES, errno.EPERM, errno.ECONNREFUSED})
 
 
 def _rule_error(note: dict, exc: OSError, filename: object) -> OSError:
+    from ..exceptions import (RuleFileNotFoundError, RulePermissionError,
+                              RuleSocketConnectionRefusedError)
+
     obj = note.get("object")
     text = note.get("text")
     if not isinstance(text, str) or not text:
@@ -68,56 +68,3 @@ class Converter:
             _thread.get_native_id(), exc.errno,
             lambda n: n.get("object") == "net" and n.get("host") == host and n.get("port") == port)
         return _rule_error(note, exc, None) if note else None
-
-
-def _wrap_open(orig, conv: Converter):
-    def open(file, *args, **kwargs):
-        try:
-            return orig(file, *args, **kwargs)
-        except OSError as exc:
-            if isinstance(file, int):
-                raise
-            new = conv.for_path(exc, file)
-            if new is None:
-                raise
-            raise new from None
-    open.__name__ = open.__qualname__ = orig.__name__
-    open.__doc__ = orig.__doc__
-    open.__module__ = getattr(orig, "__module__", None)
-    _originals[open] = orig
-    return open
-
-
-def _wrap_sock(orig, conv: Converter):
-    def method(self, address):
-        try:
-            return orig(self, address)
-        except OSError as exc:
-            new = conv.for_address(exc, address)
-            if new is None:
-                raise
-            raise new from None
-    method.__name__ = method.__qualname__ = orig.__name__
-    method.__doc__ = orig.__doc__
-    _originals[method] = orig
-    return method
-
-
-def install(agent: _agent.Agent, finder: Finder) -> None:
-    conv = Converter(agent)
-    wrapped_open = _wrap_open(builtins.open, conv)
-    builtins.open = wrapped_open
-    if io.open is not wrapped_open:
-        io.open = wrapped_open
-    os.open = _wrap_open(os.open, conv)
-
-    def socket_loaded(module) -> None:
-        cls = getattr(module, "socket", None)
-        if not isinstance(cls, type):
-            return
-        for name in ("connect", "bind"):
-            current = getattr(cls, name, None)
-            if current is not None and current not in _originals:
-                setattr(cls, name, _wrap_sock(current, conv))
-
-    finder.on_loaded("socket", socket_loaded)
