@@ -4,8 +4,11 @@
 #
 # Each row becomes
 #   X(name, nr, action, a, b, val, handler, kind)
-# name     the libseccomp name ("open"), or "" for a numeric range
-# nr       fixed number (NAME=NR or the range start), -1 to resolve by name
+# name     the kernel's name ("open"), or "" for a numeric range
+# nr       the x86_64 number: __NR_name from <sys/syscall.h> (the compiler
+#          resolves it, an unknown name does not compile), the fixed number
+#          of NAME=NR (checked against the header when it has the name), or
+#          the range start
 # action   SB_FA_* (src/sup_priv.h)
 # a, b     argument indexes (notify-unless-fd, notify-if-set, errno-if);
 #          for a range, a is its last number
@@ -40,8 +43,15 @@ BEGIN {
 	print "#ifndef SB_SYSCALL_TABLE_H"
 	print "#define SB_SYSCALL_TABLE_H"
 	print ""
-	print "#define SB_SYSCALLS(X) \\"
+	print "#include <sys/syscall.h>"
+	print ""
+	print "/* The numbers are x86_64 ones, and so is the BPF program of src/filter.c. */"
+	print "#if !defined(__x86_64__) || defined(__ILP32__)"
+	print "#error \"python-sb is built for x86_64 only (src/filter.c)\""
+	print "#endif"
+	print ""
 	nh = 0
+	nrows = 0
 }
 /^[ \t]*(#|$)/ { next }
 {
@@ -55,7 +65,13 @@ BEGIN {
 	} else if (name ~ /^[a-z0-9_]+=[0-9]+$/) {
 		split(name, r, "=")
 		name = r[1]; nr = r[2] + 0
-	} else if (name !~ /^[a-z0-9_]+$/) {
+		# A newer header must agree with the number written here.
+		printf("#if defined(__NR_%s) && __NR_%s != %d\n", name, name, nr)
+		printf("#error \"%s:%d: %s is not %d in <sys/syscall.h>\"\n", src, NR, name, nr)
+		print "#endif"
+	} else if (name ~ /^[a-z0-9_]+$/) {
+		nr = "__NR_" name
+	} else {
 		fail("bad syscall name " name)
 	}
 	if (act == "notify") {
@@ -89,12 +105,16 @@ BEGIN {
 	if (!inkernel && h == "-")
 		fail("a notified call needs a handler")
 	if (h != "-" && !(h in seen)) { seen[h] = 1; handlers[nh++] = h }
-	printf("\tX(\"%s\", %d, %s, %d, %s, %s, %s, %s) \\\n", name, nr, fa, a, b, val,
-	       h == "-" ? "NULL" : h, kind)
+	rowv[nrows++] = sprintf("\tX(\"%s\", %s, %s, %d, %s, %s, %s, %s) \\", name, nr, fa, a, b, val,
+				h == "-" ? "NULL" : h, kind)
 	rows++
 }
 END {
 	if (bad) exit 1
+	print ""
+	print "#define SB_SYSCALLS(X) \\"
+	for (i = 0; i < nrows; i++)
+		print rowv[i]
 	print "\t/* end */"
 	print ""
 	print "#define SB_SYSCALL_ROWS " rows
