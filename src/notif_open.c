@@ -279,6 +279,18 @@ static bool kernel_backed(struct sb_notif *n, const struct sb_path *p, const str
 	return !(o->flags & O_TRUNC) || sb_sup_kernel_truncate(n->sup);
 }
 
+/* Learning enforces nothing on opens (a refusal only becomes a rule to
+ * write, sb_notif_refuse), so once the decision is recorded the kernel may
+ * as well do the open: emulating it bought exactness of the recorded object
+ * under a race, which a program could only use to leave an access out of
+ * the rules it will be held to (a stricter policy), and cost each open an
+ * ADDFD without the sync wake-up.  Audit keeps the emulation: its report must
+ * name what the program really reached. */
+static bool learning(const struct sb_notif *n)
+{
+	return n->mode == SB_MODE_LEARN;
+}
+
 static int open_existing(struct sb_notif *n, struct open_req *o, struct sb_path *p)
 {
 	int fd;
@@ -292,6 +304,11 @@ static int open_existing(struct sb_notif *n, struct open_req *o, struct sb_path 
 		return 0;
 	if ((o->flags & O_CREAT) && (o->flags & O_EXCL)) {
 		sb_notif_fail(n, EEXIST);
+		return 0;
+	}
+	if (learning(n)) {
+		/* CONTINUE: learning, see learning() above. */
+		sb_notif_continue(n);
 		return 0;
 	}
 	if (kernel_backed(n, p, o)) {
@@ -397,6 +414,12 @@ int sb_handle_open(struct sb_notif *n)
 	}
 	if (!sb_notif_check_path(n, &p, open_access(o.flags, true)) &&
 	    !sb_notif_py_veto(n, SB_PYV_OPEN, p.canon, sb_notif_implicit(n))) {
+		if (learning(n)) {
+			/* CONTINUE: learning, see learning() above. */
+			sb_notif_continue(n);
+			sb_path_release(&p);
+			return 0;
+		}
 		if (kernel_backed(n, &p, &o)) {
 			/* CONTINUE of a creation the policy allows: the kernel
 			 * creates the file itself (the target's umask, O_EXCL)
