@@ -28,13 +28,14 @@ tests_progs_sup_race_LDFLAGS = -pthread
 # Unit tests of the syscall table and the filter generation.
 check_PROGRAMS += tests/unit/check_supervisor
 TESTS += tests/unit/check_supervisor
-tests_unit_check_supervisor_SOURCES = tests/unit/check_supervisor.c
+tests_unit_check_supervisor_SOURCES = tests/unit/check_supervisor.c tests/unit/policy_text.h
 tests_unit_check_supervisor_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_supervisor_LDADD = $(SB_LIBS) $(SB_EXT_LIBS) $(CHECK_LIBS) -lm
 # The BPF emitter against the libseccomp builder it replaced (filter_ref.c).
 check_PROGRAMS += tests/unit/check_filter
 TESTS += tests/unit/check_filter
-tests_unit_check_filter_SOURCES = tests/unit/check_filter.c tests/unit/filter_ref.c tests/unit/filter_ref.h
+tests_unit_check_filter_SOURCES = tests/unit/check_filter.c tests/unit/filter_ref.c tests/unit/filter_ref.h \
+	tests/unit/policy_text.h
 tests_unit_check_filter_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_filter_LDADD = $(SB_LIBS) $(SB_EXT_LIBS) $(CHECK_LIBS) -lm
 

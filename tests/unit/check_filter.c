@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "filter_ref.h"
+#include "policy_text.h"
 
 /* ---- a classic-BPF interpreter (the subset seccomp accepts) ---------------- */
 
@@ -124,23 +125,6 @@ static void bpf_dump(const struct sb_filter *f)
 
 /* ---- inputs ------------------------------------------------------------------ */
 
-static struct sb_policy *load(const char *text)
-{
-	char path[] = "/tmp/check_filter-XXXXXX";
-	int fd = mkstemp(path);
-	struct sb_load_opts o = { .config_path = path, .cwd = "/tmp", .no_dns = true };
-	struct sb_policy *p = NULL;
-	struct sb_diag d;
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	sb_diag_init(&d);
-	ck_assert_int_eq(sb_policy_load(&o, &p, &d), 0);
-	sb_diag_free(&d);
-	unlink(path);
-	return p;
-}
 
 static const struct {
 	const char *policy;
@@ -306,7 +290,7 @@ static void mark_listed(bool *listed, size_t n)
 
 static void build_both(int i, struct sb_policy **pol, struct sb_filter *ours, struct sb_filter *ref)
 {
-	*pol = load(cases[i].policy);
+	*pol = policy_from_text(cases[i].policy);
 	ck_assert_int_eq(sb_filter_build(*pol, cases[i].mode, ours), 0);
 	ck_assert_int_eq(sb_ref_filter_build(*pol, cases[i].mode, ref), 0);
 }
@@ -411,7 +395,7 @@ START_TEST(same_verdicts_synthetic)
 {
 	static struct sb_syscall_row t[1024];
 	size_t n = synthetic_table(t);
-	struct sb_policy *pol = load(cases[_i].policy);
+	struct sb_policy *pol = policy_from_text(cases[_i].policy);
 	struct sb_filter ours, ref;
 	struct pair p = { &ours, &ref, 0 };
 	bool far = false;
@@ -454,7 +438,7 @@ START_TEST(ambiguous_tables_refused)
 	static const struct sb_syscall_row good[] = {
 		R(10, SB_FA_ERRNO_IF, 1, 5, EPERM), R(10, SB_FA_ERRNO_IF_NE, 0 | 1 << 8, 6, EPERM),
 	};
-	struct sb_policy *pol = load("expose-ro=/tmp\n");
+	struct sb_policy *pol = policy_from_text("expose-ro=/tmp\n");
 	struct sb_filter f;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -563,7 +547,7 @@ static int child_under_filter(const struct sb_filter *f, int out)
 
 START_TEST(kernel_runs_it)
 {
-	struct sb_policy *pol = load("expose-ro=/tmp\n");
+	struct sb_policy *pol = policy_from_text("expose-ro=/tmp\n");
 	struct sb_filter f;
 	char buf[4] = "";
 	int st, pfd[2];

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sup_priv.h"
+#include "policy_text.h"
 
 /* Calls that must never reach the listener (sydbox postmortem 2021-06-23). */
 static const char *const never_notified[] = {
@@ -101,23 +102,6 @@ START_TEST(table_every_notified_call_has_a_kind)
 }
 END_TEST
 
-static struct sb_policy *load(const char *text)
-{
-	char path[] = "/tmp/check_supervisor-XXXXXX";
-	int fd = mkstemp(path);
-	struct sb_load_opts o = { .config_path = path, .cwd = "/tmp", .no_dns = true };
-	struct sb_policy *p = NULL;
-	struct sb_diag d;
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
-	sb_diag_init(&d);
-	ck_assert_int_eq(sb_policy_load(&o, &p, &d), 0);
-	sb_diag_free(&d);
-	unlink(path);
-	return p;
-}
 
 /* Filters for every mode, with and without the process categories. */
 static const struct {
@@ -133,7 +117,7 @@ static const struct {
 
 START_TEST(filter_builds)
 {
-	struct sb_policy *p = load(filter_cases[_i].policy);
+	struct sb_policy *p = policy_from_text(filter_cases[_i].policy);
 	struct sb_filter f;
 
 	ck_assert_int_eq(sb_filter_build(p, filter_cases[_i].mode, &f), 0);
@@ -149,7 +133,7 @@ END_TEST
 /* Granting categories keeps their calls in the kernel: a smaller program. */
 START_TEST(filter_grants_shrink)
 {
-	struct sb_policy *none = load("expose-ro=/tmp\n"), *all = load("python-api=ALLOW:*\n");
+	struct sb_policy *none = policy_from_text("expose-ro=/tmp\n"), *all = policy_from_text("python-api=ALLOW:*\n");
 	struct sb_filter a, b;
 
 	ck_assert_int_eq(sb_filter_build(none, SB_MODE_ENFORCE, &a), 0);
