@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "osl_int.h"
 
 struct probe_res {
@@ -140,19 +141,7 @@ static void run_probes(const struct probe *pr, struct probe_res *r)
 
 static void child_report(int wfd, struct probe_res *r)
 {
-	const char *p = (const char *)r;
-	size_t left = sizeof(*r);
-
-	while (left) {
-		ssize_t n = write(wfd, p, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		p += n;
-		left -= (size_t)n;
-	}
+	(void)sb_write_all(wfd, r, sizeof(*r));	/* short: the parent fails closed */
 	_exit(0);
 }
 
@@ -337,24 +326,13 @@ int osl_selftest_landlock_defer(struct sb_oslayer *l)
 void osl_pending_child(const struct sb_oslayer *l)
 {
 	struct probe_res r;
-	const char *at = (const char *)&r;
-	size_t left = sizeof(r);
 
 	if (!l->pending)
 		return;
 	memset(&r, 0, sizeof(r));
 	run_probes(&l->pending->pr, &r);
 	/* A short write leaves the parent a short read: it fails closed. */
-	while (left) {
-		ssize_t n = write(l->pending->fd[1], at, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		at += n;
-		left -= (size_t)n;
-	}
+	(void)sb_write_all(l->pending->fd[1], &r, sizeof(r));
 }
 
 void osl_pending_free(struct sb_oslayer *l)
@@ -376,23 +354,13 @@ int osl_pending_collect(struct sb_oslayer *l, struct sb_diag *diag)
 {
 	struct osl_pending *p = l->pending;
 	struct probe_res r;
-	size_t got = 0;
 	int rc;
 
 	/* Our write end closed, the read ends at the child's report or, if it
 	 * died without one, at once. */
 	close(p->fd[1]);
 	p->fd[1] = -1;
-	while (got < sizeof(r)) {
-		ssize_t n = read(p->fd[0], (char *)&r + got, sizeof(r) - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got != sizeof(r)) {
+	if (sb_read_all(p->fd[0], &r, sizeof(r)) != 0) {
 		sb_diag_error(diag, "", 0, "os-sandbox=landlock: the self-test probe could not run: %s",
 			      strerror(EPROTO));
 		rc = -EPROTO;
