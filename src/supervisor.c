@@ -629,6 +629,20 @@ void sb_umask_end(void)
 	umask(077);
 }
 
+/* A pthread_cond_timedwait deadline `ns` from now. */
+static struct timespec deadline_in(long ns)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_nsec += ns;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
 /* ---- the blocking-call registry and the interrupter ----------------------------- */
 
 static int spawn_worker(struct sb_sup *s);
@@ -795,14 +809,8 @@ static void *interrupter_main(void *arg)
 	while (!atomic_load(&s->stopping)) {
 		receiver_watchdog(s);
 		if (s->n_blk == 0) {
-			struct timespec until;
+			struct timespec until = deadline_in(SB_INTR_PERIOD_NS);
 
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_nsec += SB_INTR_PERIOD_NS;
-			if (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
 			pthread_cond_timedwait(&s->blk_cond, &s->blk_lock, &until);
 			continue;
 		}
@@ -889,12 +897,7 @@ static void *event_main(void *arg)
 
 			if (s->ev_stop)
 				break;
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_nsec += SB_EV_PERIOD_NS;
-			if (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
+			until = deadline_in(SB_EV_PERIOD_NS);
 			s->ev_waiting = true;
 			pthread_cond_timedwait(&s->ev_nonempty, &s->ev_lock, &until);
 			s->ev_waiting = false;
@@ -1212,12 +1215,7 @@ static void stop_workers(struct sb_sup *s)
 			if (s->wlive[i])
 				pthread_kill(s->workers[i], g_sig_intr);
 		pthread_cond_broadcast(&s->rcond);	/* parked ones */
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += SB_INTR_PERIOD_NS;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		until = deadline_in(SB_INTR_PERIOD_NS);
 		pthread_cond_timedwait(&s->wcond, &s->wlock, &until);
 	}
 	pthread_mutex_unlock(&s->wlock);
