@@ -679,7 +679,6 @@ static void receiver_release(struct sb_sup *s, unsigned gen)
 		spawn_worker(s);
 }
 
-
 /* Become the receiver, parked until the role is free.  Returns false when
  * the worker should leave instead: shutdown, or it is an extra worker
  * (started for a blocking call) and others are there to take the role. */
