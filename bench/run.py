@@ -78,6 +78,10 @@ env=PATH=${PATH}
 """
 
 LEARN_WORKLOADS = ("start (-c pass)", "import-heavy start")
+# Also run under bench/unotify-floor --run: every openat and newfstatat
+# trapped and CONTINUEd at once, the part of python-sb's cost no decision
+# can remove.
+TRAP_WORKLOADS = LEARN_WORKLOADS
 
 STRACE_CALLS = ("open,openat,openat2,creat,newfstatat,statx,access,faccessat,faccessat2,readlink,"
                 "readlinkat,execve,execveat,connect,bind,sendto,sendmsg,unlink,unlinkat,rename,"
@@ -120,14 +124,30 @@ def supervisor_rss(sb: str, python: str, work: Path, env: dict[str, str]) -> int
     return peak
 
 
+def syscall_names() -> dict[int, str]:
+    """x86_64 system call numbers to names, from the kernel headers."""
+    names: dict[int, str] = {}
+    for hdr in ("/usr/include/x86_64-linux-gnu/asm/unistd_64.h", "/usr/include/asm/unistd_64.h"):
+        try:
+            for line in Path(hdr).read_text().splitlines():
+                parts = line.split()
+                if len(parts) == 3 and parts[0] == "#define" and parts[1].startswith("__NR_"):
+                    names[int(parts[2])] = parts[1][5:]
+        except (OSError, ValueError):
+            continue
+        break
+    return names
+
+
 def decisions(sb: str, python: str, f: str, work: Path, env: dict[str, str],
-              runs: int) -> tuple[int, float, float, float]:
+              runs: int) -> tuple[int, float, float, float, str]:
     """Notifications per run, the median and 90th percentile of the
-    supervisor's answer time (RECV to answer, µs) from python-sb-latency, and
-    the median of the decision alone (without the emulated call's own time
-    where it may block: a connect, a FIFO open)."""
+    supervisor's answer time (RECV to answer, µs) from python-sb-latency, the
+    median of the decision alone (without the emulated call's own time where
+    it may block: a connect, a FIFO open), and the most notified calls."""
     hist: dict[int, int] = {}
     dhist: dict[int, int] = {}
+    by_nr: dict[int, int] = {}
     step = 100
     lat = work / "latency.txt"
     for _ in range(runs):
@@ -137,7 +157,7 @@ def decisions(sb: str, python: str, f: str, work: Path, env: dict[str, str],
         step = int(lines[0].split()[1])
         for line in lines[1:]:
             parts = line.split()
-            h = dhist if parts[0] == "d" else hist
+            h = dhist if parts[0] == "d" else by_nr if parts[0] == "nr" else hist
             b, n = (int(x) for x in parts[-2:])
             h[b] = h.get(b, 0) + n
 
@@ -148,7 +168,10 @@ def decisions(sb: str, python: str, f: str, work: Path, env: dict[str, str],
             if acc >= q * total:
                 return (b + 0.5) * step / 1000
         return float("nan")
-    return sum(hist.values()) // max(runs, 1), pct(hist, 0.5), pct(hist, 0.9), pct(dhist, 0.5)
+    names = syscall_names()
+    top = sorted(by_nr.items(), key=lambda kv: -kv[1])[:3]
+    calls = ", ".join(f"{names.get(nr, nr)} {n // max(runs, 1)}" for nr, n in top)
+    return sum(hist.values()) // max(runs, 1), pct(hist, 0.5), pct(hist, 0.9), pct(dhist, 0.5), calls
 
 
 def kernel_floor(prog: str, runs: int) -> dict[str, tuple[float, float]]:
@@ -208,7 +231,9 @@ def main() -> int:
             continue
         f = f"w{len(rows)}.py"
         (work / f).write_text(code)
-        run_modes = dict(modes, learn=learn_mode) if name in LEARN_WORKLOADS else modes
+        run_modes = dict(modes, learn=learn_mode) if name in LEARN_WORKLOADS else dict(modes)
+        if name in TRAP_WORKLOADS and os.access(args.floor, os.X_OK):
+            run_modes["trap"] = lambda f: [args.floor, "--run", args.python, f]
         times: dict[str, list[float]] = {m: [] for m in run_modes}
         for m in run_modes:  # warm-up
             timed(run_modes[m](f), work, env)
@@ -248,6 +273,14 @@ def main() -> int:
         tcol = f"{t * 1000:.1f} ms | {t / b:.2f}" if t else "n/a | n/a"
         added = f"{(s - b) / (t - b):.2f}" if t and t > b else "n/a"
         out.append(f"| {name} | {b * 1000:.1f} ms | {s * 1000:.1f} ms | {s / b:.2f} | {tcol} | {added} |")
+    trap_rows = [(name, med) for name, med in rows if "trap" in med]
+    if trap_rows:
+        out += ["", "The trap alone (bench/unotify-floor --run: the same program with every openat and newfstatat "
+                "trapped and CONTINUEd at once, nothing read or decided; python-sb traps a few more calls, and its "
+                "agent makes fewer: see the most notified calls below)", "",
+                "| workload | bare | trap alone | ratio | python-sb | ratio |", "|---|---|---|---|---|---|"]
+        out += [f"| {n} | {m['bare'] * 1000:.1f} ms | {m['trap'] * 1000:.1f} ms | {m['trap'] / m['bare']:.2f} | "
+                f"{m['python-sb'] * 1000:.1f} ms | {m['python-sb'] / m['bare']:.2f} |" for n, m in trap_rows]
     learn_rows = [(name, med) for name, med in rows if "learn" in med]
     if learn_rows:
         out += ["", "Learn mode (`--learn=FILE`, a fresh file each run; SPEC §9 target: ≤ 1.15× bare)", "",
@@ -257,9 +290,9 @@ def main() -> int:
     if lat_rows:
         out += ["", "Supervisor decisions (bench/python-sb-latency: RECV to SEND or ADDFD, SPEC §9 target: median ≤ 5 µs; "
                 "the last column leaves out the emulated call's own time where it may block, e.g. the connect itself)", "",
-                "| workload | notifications per run | median | 90th percentile | median, decision alone |",
-                "|---|---|---|---|---|"]
-        out += [f"| {n} | {c} | {m:.1f} µs | {p:.1f} µs | {d:.1f} µs |" for n, c, m, p, d in lat_rows]
+                "| workload | notifications per run | most notified | median | 90th percentile | median, decision alone |",
+                "|---|---|---|---|---|---|"]
+        out += [f"| {n} | {c} | {calls} | {m:.1f} µs | {p:.1f} µs | {d:.1f} µs |" for n, c, m, p, d, calls in lat_rows]
     if floor:
         out += ["", "The kernel's floor (bench/unotify-floor: a supervisor that CONTINUEs at once; C loop of "
                 "20 000 calls, median of the runs, µs per call; python-sb's added time per call is "

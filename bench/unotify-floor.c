@@ -4,11 +4,17 @@
  * against it (bench/run.py prints both).  Never installed.
  *
  *   unotify-floor [CALLS]
+ *   unotify-floor --run PROGRAM [ARG...]
  *
  * For each setup (waiting threads, sync wake-up on or off) a child installs
  * a filter that notifies openat and newfstatat only, then times CALLS
  * open+close pairs and CALLS stats of a fixed path; the parent's threads wait
  * in NOTIF_RECV and CONTINUE.  Prints one line per setup, µs per call.
+ *
+ * --run execs PROGRAM under the same filter (newfstatat with AT_EMPTY_PATH
+ * on a real descriptor passes in-kernel, as under python-sb) with one
+ * waiter and the sync wake-up: bench/run.py times a workload that way to
+ * show how much of python-sb's added time is the trap alone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -69,7 +75,14 @@ static int install_filter(void)
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_newfstatat, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_newfstatat, 2, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		/* newfstatat: fstat() (AT_EMPTY_PATH, dirfd >= 0) in-kernel */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[3])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, AT_EMPTY_PATH, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x80000000u, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
 	};
@@ -184,6 +197,46 @@ static int run(int waiters, int sync, long calls, struct result *r)
 	return rc;
 }
 
+/* --run: PROGRAM under the filter, answered by one thread with the sync
+ * wake-up; exits with PROGRAM's status. */
+static int run_program(char **argv)
+{
+	int sv[2], listener, status;
+	pthread_t th;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return 1;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		int fd = install_filter();
+
+		if (fd < 0 || send_fd(sv[0], fd) < 0)
+			_exit(127);
+		close(fd);
+		close(sv[0]);
+		close(sv[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	listener = recv_fd(sv[1]);
+	if (listener < 0 || ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0 ||
+	    pthread_create(&th, NULL, answer, (void *)(intptr_t)listener)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		return 1;
+	}
+	close(sv[0]);
+	close(sv[1]);
+	if (waitpid(pid, &status, 0) < 0)
+		return 1;
+	/* Descendants may still hold the filter: leave without waiting for
+	 * the answering thread. */
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -195,7 +248,11 @@ int main(int argc, char **argv)
 		{ 2, 1, "2 threads in RECV, sync wake-up" },
 		{ 1, 0, "1 thread in RECV, no sync wake-up" },
 	};
-	long calls = argc > 1 ? atol(argv[1]) : 20000;
+	long calls;
+
+	if (argc > 2 && !strcmp(argv[1], "--run"))
+		return run_program(argv + 2);
+	calls = argc > 1 ? atol(argv[1]) : 20000;
 
 	if (calls <= 0) {
 		fprintf(stderr, "usage: unotify-floor [CALLS]\n");

@@ -151,7 +151,8 @@ void sb_supervise_signal(int sig)
  * decision alone. */
 #define SB_LAT_STEP_NS 100
 #define SB_LAT_BUCKETS 2000	/* the last one holds everything from 200 us */
-static _Atomic unsigned long lat_hist[SB_LAT_BUCKETS], lat_dhist[SB_LAT_BUCKETS];
+#define SB_LAT_NRS 512	/* x86_64 system call numbers; the rest in the last */
+static _Atomic unsigned long lat_hist[SB_LAT_BUCKETS], lat_dhist[SB_LAT_BUCKETS], lat_nr[SB_LAT_NRS];
 static __thread struct timespec lat_t0, lat_b0;
 static __thread long lat_blocked;
 static __thread bool lat_open;
@@ -171,8 +172,9 @@ static void lat_add(_Atomic unsigned long *hist, long ns)
 	atomic_fetch_add(&hist[b < 0 ? 0 : b >= SB_LAT_BUCKETS ? SB_LAT_BUCKETS - 1 : b], 1);
 }
 
-static void lat_start(void)
+static void lat_start(int nr)
 {
+	atomic_fetch_add(&lat_nr[nr < 0 || nr >= SB_LAT_NRS ? SB_LAT_NRS - 1 : nr], 1);
 	clock_gettime(CLOCK_MONOTONIC, &lat_t0);
 	lat_blocked = 0;
 	lat_open = true;
@@ -214,11 +216,15 @@ static void lat_write(void)
 	for (int i = 0; i < SB_LAT_BUCKETS; i++)
 		if (lat_dhist[i])
 			fprintf(f, "d %d %lu\n", i, lat_dhist[i]);
+	for (int i = 0; i < SB_LAT_NRS; i++)
+		if (lat_nr[i])
+			fprintf(f, "nr %d %lu\n", i, lat_nr[i]);
 	fclose(f);
 }
 #else
-static inline void lat_start(void)
+static inline void lat_start(int nr)
 {
+	(void)nr;
 }
 
 static inline void lat_block_begin(void)
@@ -1119,7 +1125,7 @@ static void worker_loop(struct sb_sup *s, unsigned slot)
 				break;
 			continue;
 		}
-		lat_start();
+		lat_start(req.data.nr);
 		atomic_store(&s->busy_since, mono_ns());
 		handle(s, &req, ev, stk);
 		if (still_receiver(s)) {
