@@ -796,7 +796,7 @@ static int resolve_parent(struct res *r, int basefd, const char *path, unsigned 
 
 	if (basefd >= 0 && base < 0)
 		return -errno;
-	snprintf(cur, sizeof(cur), "%s", path);
+	sb_copy_str(cur, sizeof(cur), path);
 	for (int hops = 0;; hops++) {
 		struct stat st;
 		ssize_t n;
@@ -953,7 +953,7 @@ static int failed_lookup(struct res *r, int dirfd, int *basefd, const char *path
 			rc = hide_invisible(r, *basefd, path, rc);
 	}
 	if (rc != -ESRCH && r->n->ev && !r->n->ev->path[0])
-		snprintf(r->n->ev->path, sizeof(r->n->ev->path), "%s", path);
+		sb_copy_str(r->n->ev->path, sizeof(r->n->ev->path), path);
 	return rc;
 }
 

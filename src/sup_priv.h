@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -48,6 +49,17 @@ extern const size_t sb_syscall_nrows;
 static inline int sb_syscall_row_nr(const struct sb_syscall_row *row)
 {
 	return row->nr;
+}
+
+/* Copy src into dst[cap], cut to fit and always terminated: what
+ * snprintf(dst, cap, "%s", src) does, without the format machinery on the
+ * path of every decision. */
+static inline void sb_copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t len = strnlen(src, cap - 1);
+
+	memcpy(dst, src, len);
+	dst[len] = '\0';
 }
 
 /* ---- filter.c ------------------------------------------------------------------ */

@@ -301,7 +301,7 @@ bool sb_notif_refuse(struct sb_notif *n, int err, const struct sb_rule_ref *rule
 {
 	n->ev->rule = rule;
 	if (tip)
-		snprintf(n->ev->tip, sizeof(n->ev->tip), "%s", tip);
+		sb_copy_str(n->ev->tip, sizeof(n->ev->tip), tip);
 	if (n->mode == SB_MODE_ENFORCE) {
 		n->ev->verdict = SB_DENIED;
 		sb_notif_fail(n, err);
@@ -486,7 +486,7 @@ bool sb_sup_holds_policy_file(const struct sb_sup *s, const char *canon, size_t 
 
 void sb_notif_ev_path(struct sb_notif *n, const char *canon, unsigned access)
 {
-	snprintf(n->ev->path, sizeof(n->ev->path), "%s", canon);
+	sb_copy_str(n->ev->path, sizeof(n->ev->path), canon);
 	n->ev->access = access;
 }
 
@@ -847,18 +847,18 @@ static void *interrupter_main(void *arg)
 static void ev_copy(struct sb_event *dst, const struct sb_event *src)
 {
 	memcpy(dst, src, offsetof(struct sb_event, path));
-	snprintf(dst->path, sizeof(dst->path), "%s", src->path);
+	sb_copy_str(dst->path, sizeof(dst->path), src->path);
 	dst->addr = src->addr;
 	dst->proto = src->proto;
 	dst->dir = src->dir;
 	dst->category = src->category;
-	snprintf(dst->name, sizeof(dst->name), "%s", src->name);
+	sb_copy_str(dst->name, sizeof(dst->name), src->name);
 	dst->rule = src->rule;
-	snprintf(dst->tip, sizeof(dst->tip), "%s", src->tip);
-	snprintf(dst->pyloc, sizeof(dst->pyloc), "%s", src->pyloc);
+	sb_copy_str(dst->tip, sizeof(dst->tip), src->tip);
+	sb_copy_str(dst->pyloc, sizeof(dst->pyloc), src->pyloc);
 	dst->from_eval = src->from_eval;
-	snprintf(dst->importing, sizeof(dst->importing), "%s", src->importing);
-	snprintf(dst->stack, sizeof(dst->stack), "%s", src->stack);
+	sb_copy_str(dst->importing, sizeof(dst->importing), src->importing);
+	sb_copy_str(dst->stack, sizeof(dst->stack), src->stack);
 	dst->cause = src->cause;
 }
 
@@ -967,7 +967,7 @@ static void ev_start(struct sb_event *ev, const struct seccomp_notif *req, const
 	ev->pid = ev->tid = (pid_t)req->pid;
 	ev->nr = req->data.nr;
 	ev->comm[0] = '\0';	/* the event thread names it, off the hot path */
-	snprintf(ev->syscall, sizeof(ev->syscall), "%s", row && row->name[0] ? row->name : "?");
+	sb_copy_str(ev->syscall, sizeof(ev->syscall), row && row->name[0] ? row->name : "?");
 	ev->kind = row && row->kind >= 0 ? (enum sb_event_kind)row->kind : SB_EV_PATH;
 	ev->verdict = SB_ALLOWED;
 	ev->err = 0;
