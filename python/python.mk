@@ -7,6 +7,7 @@ pysandboxes_PYTHON = \
 	python/pysandboxes/__init__.py \
 	python/pysandboxes/_agent.py \
 	python/pysandboxes/_bootstrap.py \
+	python/pysandboxes/_importstat.py \
 	python/pysandboxes/_proto.py \
 	python/pysandboxes/_worker.py \
 	python/pysandboxes/env.py \
@@ -52,6 +53,7 @@ AGENT_UNIT_TESTS = \
 	python/tests/test_env_dns.py \
 	python/tests/test_exceptions.py \
 	python/tests/test_imports.py \
+	python/tests/test_importstat.py \
 	python/tests/test_partial.py \
 	python/tests/test_refusals.py \
 	python/tests/test_registry.py \
@@ -69,6 +71,7 @@ AGENT_INTEGRATION_TESTS = \
 	tests/integration/agent-unittests.py \
 	tests/integration/agent-acceptance.py \
 	tests/integration/agent-env.py \
+	tests/integration/agent-importstat.py \
 	tests/integration/agent-partial.py \
 	tests/integration/eval-guard.py \
 	tests/integration/eval-attacks.py \

@@ -44,6 +44,31 @@ static bool add_strings(cJSON *obj, const char *name, const struct pol_vec *v)
 	return true;
 }
 
+/* Where the program may change a directory's entries: the agent keeps the
+ * listing of every other module directory for the whole run
+ * (python/pysandboxes/_importstat.py), as nothing in the sandbox can change
+ * it.  Canonical paths, as the supervisor compares them. */
+static bool add_writable(cJSON *root, const struct sb_policy *p)
+{
+	cJSON *arr = cJSON_AddArrayToObject(root, "writable");
+
+	if (!arr)
+		return false;
+	for (size_t i = 0; i < p->exposures.n; i++) {
+		const struct sb_expose *e = POL_VEC_AT(&p->exposures, struct sb_expose, i);
+		cJSON *s;
+
+		if (!e->write)
+			continue;
+		s = cJSON_CreateString(e->path);
+		if (!s || !cJSON_AddItemToArray(arr, s)) {
+			cJSON_Delete(s);
+			return false;
+		}
+	}
+	return true;
+}
+
 static bool add_api(cJSON *root, const struct sb_policy *p)
 {
 	cJSON *api = cJSON_AddObjectToObject(root, "api"), *cats = cJSON_AddObjectToObject(root, "categories");
@@ -143,7 +168,7 @@ int sb_policy_agent_json(const struct sb_policy *p, char **out)
 	if (!imp || !cJSON_AddBoolToObject(imp, "all", p->import_all) || !add_strings(imp, "names", &p->imports))
 		goto out;
 	if (!add_api(root, p) || !add_eval(root, p) || !add_hosts(root, p) ||
-	    !add_strings(root, "env_set_by_policy", &p->env_names))
+	    !add_strings(root, "env_set_by_policy", &p->env_names) || !add_writable(root, p))
 		goto out;
 	*out = cJSON_PrintUnformatted(root);
 	if (*out)

@@ -331,6 +331,36 @@ START_TEST(agent_json_no_eval)
 }
 END_TEST
 
+/* The agent keeps the listing of module directories the program cannot write
+ * (python/pysandboxes/_importstat.py): it needs every write exposure,
+ * explicit or implicit, and no read-only one. */
+START_TEST(agent_json_writable)
+{
+	char rules[1024];
+	cJSON *j, *w, *e;
+	bool out = false, dev_null = false;
+
+	tp_mkdir("data");
+	tp_mkdir("out");
+	snprintf(rules, sizeof(rules), "expose-ro=%s\nexpose-rw=%s\n", tp_path("data"), tp_path("out"));
+	ck_assert_int_eq(tp_load(rules), 0);
+	ck_assert_int_eq(sb_policy_grant(tp.p, "/dev/null", SB_ACC_READ | SB_ACC_WRITE, "test"), 0);
+	ck_assert_int_eq(sb_policy_grant(tp.p, "/usr/lib", SB_ACC_READ, "test"), 0);
+	j = agent_json();
+	w = cJSON_GetObjectItem(j, "writable");
+	ck_assert(cJSON_IsArray(w));
+	cJSON_ArrayForEach(e, w) {
+		ck_assert(cJSON_IsString(e));
+		ck_assert_str_ne(e->valuestring, tp_path("data"));
+		ck_assert_str_ne(e->valuestring, "/usr/lib");
+		out |= !strcmp(e->valuestring, tp_path("out"));
+		dev_null |= !strcmp(e->valuestring, "/dev/null");
+	}
+	ck_assert(out && dev_null);
+	cJSON_Delete(j);
+}
+END_TEST
+
 /* ---- describe on the realistic learned file of reference §2.10 ---------------- */
 
 static void load_realistic(void)
@@ -478,6 +508,7 @@ TCase *tcase_eval(void)
 	tcase_add_loop_test(tc, eval_scalars, 0, sizeof(eval_scalar_cases) / sizeof(eval_scalar_cases[0]));
 	tcase_add_test(tc, agent_json_schema);
 	tcase_add_test(tc, agent_json_no_eval);
+	tcase_add_test(tc, agent_json_writable);
 	return tc;
 }
 

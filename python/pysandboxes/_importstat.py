@@ -1,0 +1,133 @@
+"""Fewer stat calls for imports, where the sandbox makes them pointless.
+
+Under python-sb every stat the interpreter makes is a system call the
+supervisor decides: several microseconds each, against half of one bare.  An
+import-heavy start makes about a thousand, and half of them cannot tell the
+import system anything new (doc/supervisor.md §6):
+
+- A ``FileFinder`` stats its directory at every lookup, to notice modules
+  added since it listed it.  In enforce mode, a directory the policy does not
+  let the program write can only change from outside the sandbox, and
+  Python's documentation already asks for ``importlib.invalidate_caches()``
+  after modules are created that way while a program runs.  Such a directory
+  is stat-ed once; ``invalidate_caches()`` still makes its finder list it
+  again (the finder forgets the time it compares).  A directory reached through a symbolic link keeps the per-lookup
+  stat: the policy's paths are canonical, so only a canonical one can be
+  judged against them.
+- A source module is stat-ed twice in a row, by the finder (is it a file?)
+  and by its loader (mtime and size, for the bytecode cache).  The loader gets
+  the finder's result when it asks for the same path on the same thread within
+  a few milliseconds, as an import does.
+
+CPython keeps ``_path_stat`` separate "to make it easier to override (e.g.
+cache stat results)"; this module overrides it, ``_path_isfile`` and
+``SourceFileLoader.path_stats``.  Nothing here is a security boundary: the
+supervisor decides every call that is still made, and skipping a repeat only
+skips a call that it allowed a moment ago.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import time
+from _thread import get_ident
+
+import _frozen_importlib_external as _bx
+
+# The loader's stat follows the finder's at once in an import; a lazy loader
+# may wait longer, and then stats for itself.
+REUSE_NS = 50_000_000
+
+
+def _under(path: str, roots: tuple[str, ...]) -> bool:
+    return any(path == r or path.startswith(r if r.endswith("/") else r + "/") for r in roots)
+
+
+class ImportStats:
+    """The overrides, and what they remember."""
+
+    def __init__(self, writable: list[str]) -> None:
+        self.writable = tuple(w for w in writable if isinstance(w, str) and w.startswith("/"))
+        # finder directory -> its stat once frozen, or None: stat it each time
+        self.dirs: dict[str, os.stat_result | None] = {}
+        self.canonical: dict[str, bool] = {"/": True}
+        self.last: tuple[str, int, int, os.stat_result] | None = None
+        self.real_stat = _bx._path_stat
+        self.real_isfile = _bx._path_isfile
+        self.real_path_stats = _bx.SourceFileLoader.path_stats
+        self.saved: tuple = ()
+
+    # -- directories ------------------------------------------------------------
+
+    def _is_canonical(self, path: str) -> bool:
+        known = self.canonical.get(path)
+        if known is not None:
+            return known
+        parent = os.path.dirname(path)
+        try:
+            ok = self._is_canonical(parent) and not stat.S_ISLNK(os.lstat(path).st_mode)
+        except OSError:
+            ok = False
+        self.canonical[path] = ok
+        return ok
+
+    def _finder_dir(self, path: str) -> bool:
+        cache = sys.path_importer_cache
+        finder = cache.get(path)
+        if finder is None:
+            finder = cache.get("")  # the current directory's finder, stat-ed by its absolute path
+        return isinstance(finder, _bx.FileFinder) and finder.path == path
+
+    def path_stat(self, path):
+        st = self.dirs.get(path)
+        if st is not None:
+            return st
+        if path in self.dirs or not isinstance(path, str) or not self._finder_dir(path):
+            return self.real_stat(path)
+        if (not os.path.isabs(path) or os.path.normpath(path) != path or _under(path, self.writable)
+                or not self._is_canonical(os.path.dirname(path))):
+            self.dirs[path] = None
+            return self.real_stat(path)
+        st = os.lstat(path)  # raises as stat would: the finder lists nothing
+        if not stat.S_ISDIR(st.st_mode):
+            self.dirs[path] = None
+            return self.real_stat(path)
+        self.canonical[path] = True
+        self.dirs[path] = st
+        return st
+
+    # -- a source file, stat-ed by its finder then by its loader -----------------
+
+    def path_isfile(self, path) -> bool:
+        try:
+            st = self.real_stat(path)
+        except OSError:
+            return False
+        self.last = (path, get_ident(), time.monotonic_ns(), st)
+        return stat.S_ISREG(st.st_mode)
+
+    def path_stats(self, loader, path) -> dict:
+        last, self.last = self.last, None
+        if (last is not None and last[0] == path and last[1] == get_ident()
+                and time.monotonic_ns() - last[2] < REUSE_NS):
+            st = last[3]
+            return {"mtime": st.st_mtime, "size": st.st_size}
+        return self.real_path_stats(loader, path)
+
+    # -- set-up -----------------------------------------------------------------
+
+    def install(self) -> None:
+        stats = self
+
+        def path_stats(loader, path):
+            return stats.path_stats(loader, path)
+
+        path_stats.__doc__ = self.real_path_stats.__doc__
+        self.saved = (_bx._path_stat, _bx._path_isfile, _bx.SourceFileLoader.path_stats)
+        _bx._path_stat = self.path_stat
+        _bx._path_isfile = self.path_isfile
+        _bx.SourceFileLoader.path_stats = path_stats  # type: ignore[method-assign]
+
+    def uninstall(self) -> None:
+        _bx._path_stat, _bx._path_isfile, _bx.SourceFileLoader.path_stats = self.saved  # type: ignore[method-assign]

@@ -1,0 +1,164 @@
+"""_importstat: the import system's stats the sandbox makes pointless.
+
+The overrides are installed in this process around each test and counted
+through the real stat they wrap; what a module created behind the finder's
+back does is checked both ways (a frozen directory needs
+importlib.invalidate_caches(), a writable one does not, as bare)."""
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import tempfile
+import threading
+import time
+import unittest
+from pathlib import Path
+
+from support import rules, run_agent
+
+from pysandboxes import _importstat
+
+
+class Counted(unittest.TestCase):
+    def setUp(self) -> None:
+        self.tmp = tempfile.TemporaryDirectory(prefix="sb-importstat-")
+        self.root = Path(os.path.realpath(self.tmp.name))
+        self.ro = self.root / "ro"
+        self.rw = self.root / "rw"
+        self.real = self.root / "real"
+        for d in (self.ro, self.rw, self.real):
+            d.mkdir()
+        (self.root / "link").symlink_to(self.real)
+        (self.ro / "ro_present.py").write_text("X = 1\n")
+        bx = _importstat._bx
+        self.originals = (bx._path_stat, bx._path_isfile, bx.SourceFileLoader.path_stats)
+        self.stats = _importstat.ImportStats([str(self.rw)])
+        self.calls: list[str] = []
+        real = self.stats.real_stat
+
+        def counting(path):
+            self.calls.append(path)
+            return real(path)
+
+        self.stats.real_stat = counting
+        self.saved_path = list(sys.path)
+        self.saved_modules = set(sys.modules)
+        self.stats.install()
+
+    def tearDown(self) -> None:
+        self.stats.uninstall()
+        sys.path[:] = self.saved_path
+        for name in set(sys.modules) - self.saved_modules:
+            del sys.modules[name]
+        for key in [k for k in sys.path_importer_cache if k.startswith(str(self.root))]:
+            del sys.path_importer_cache[key]
+        self.tmp.cleanup()
+
+    def lookups(self, where: Path, n: int = 20) -> None:
+        sys.path.insert(0, str(where))
+        for i in range(n):
+            with self.assertRaises(ImportError):
+                importlib.import_module(f"sb_absent_{i}")
+
+    def test_read_only_directory_is_stat_ed_once(self) -> None:
+        self.lookups(self.ro)
+        # The path hooks' own checks, before the finder exists: then its
+        # lstat freezes it.
+        self.assertLessEqual(self.calls.count(str(self.ro)), 2)
+        self.assertIsNotNone(self.stats.dirs.get(str(self.ro)))
+        # Created behind its back: not seen until invalidate_caches(), as
+        # Python's documentation says a program must call.
+        (self.ro / "ro_late.py").write_text("Y = 2\n")
+        with self.assertRaises(ImportError):
+            importlib.import_module("ro_late")
+        importlib.invalidate_caches()
+        self.assertEqual(importlib.import_module("ro_late").Y, 2)
+
+    def test_writable_directory_is_stat_ed_at_each_lookup(self) -> None:
+        self.lookups(self.rw)
+        self.assertGreaterEqual(self.calls.count(str(self.rw)), 20)
+        (self.rw / "rw_late.py").write_text("Z = 3\n")
+        self.assertEqual(importlib.import_module("rw_late").Z, 3)
+
+    def test_directory_under_a_writable_one_is_not_frozen(self) -> None:
+        sub = self.rw / "sub"
+        sub.mkdir()
+        self.lookups(sub, 5)
+        self.assertGreaterEqual(self.calls.count(str(sub)), 5)
+
+    def test_symlinked_directory_is_not_frozen(self) -> None:
+        # The policy's paths are canonical: a link could lead anywhere.
+        self.lookups(self.root / "link", 5)
+        self.assertGreaterEqual(self.calls.count(str(self.root / "link")), 5)
+        inner = self.root / "link" / "inner"
+        inner.mkdir()
+        self.lookups(inner, 5)
+        self.assertGreaterEqual(self.calls.count(str(inner)), 5)
+        (inner / "late_inner.py").write_text("W = 4\n")
+        self.assertEqual(importlib.import_module("late_inner").W, 4)
+
+    def test_source_is_stat_ed_once_per_import(self) -> None:
+        sys.path.insert(0, str(self.ro))
+        self.assertEqual(importlib.import_module("ro_present").X, 1)
+        self.assertEqual(self.calls.count(str(self.ro / "ro_present.py")), 1)
+
+    def test_loader_stats_again_when_late_or_on_another_thread(self) -> None:
+        path = str(self.ro / "ro_present.py")
+        loader = importlib.machinery.SourceFileLoader("ro_present", path)
+        self.assertTrue(_importstat._bx._path_isfile(path))
+        old = self.stats.last
+        self.stats.last = (old[0], old[1], old[2] - 2 * _importstat.REUSE_NS, old[3])
+        loader.path_stats(path)
+        self.assertEqual(self.calls.count(path), 2)
+        self.assertTrue(_importstat._bx._path_isfile(path))
+        t = threading.Thread(target=loader.path_stats, args=(path,))
+        t.start()
+        t.join()
+        self.assertEqual(self.calls.count(path), 4)
+        # Once only: a second path_stats stats again.
+        self.assertTrue(_importstat._bx._path_isfile(path))
+        loader.path_stats(path)
+        loader.path_stats(path)
+        self.assertEqual(self.calls.count(path), 6)
+
+    def test_modified_source_is_seen_by_a_later_import(self) -> None:
+        sys.path.insert(0, str(self.ro))
+        importlib.import_module("ro_present")
+        del sys.modules["ro_present"]
+        src = self.ro / "ro_present.py"
+        src.write_text("X = 'changed, and longer'\n")
+        later = time.time() + 5
+        os.utime(src, (later, later))
+        self.assertEqual(importlib.import_module("ro_present").X, "changed, and longer")
+
+    def test_uninstall_restores_importlib(self) -> None:
+        bx = _importstat._bx
+        self.stats.uninstall()
+        self.assertEqual((bx._path_stat, bx._path_isfile, bx.SourceFileLoader.path_stats), self.originals)
+        self.stats.install()
+
+
+class Wiring(unittest.TestCase):
+    PROBE = ("import _frozen_importlib_external as b; "
+             "print(type(getattr(b._path_stat, '__self__', None)).__name__)")
+
+    def run_probe(self, doc: dict) -> str:
+        run = run_agent(["-c", self.PROBE], doc)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        return run.stdout.strip()
+
+    def test_enforce_installs(self) -> None:
+        self.assertEqual(self.run_probe(rules(writable=["/tmp"])), "ImportStats")
+
+    def test_learn_and_audit_do_not(self) -> None:
+        # Nothing is refused there: any directory may change.
+        self.assertEqual(self.run_probe(rules(mode="learn", writable=[])), "NoneType")
+        self.assertEqual(self.run_probe(rules(mode="audit", writable=[])), "NoneType")
+
+    def test_no_writable_list_no_override(self) -> None:
+        self.assertEqual(self.run_probe(rules()), "NoneType")
+
+
+if __name__ == "__main__":
+    unittest.main()
