@@ -11,13 +11,18 @@ import system anything new (doc/supervisor.md §6):
   Python's documentation already asks for ``importlib.invalidate_caches()``
   after modules are created that way while a program runs.  Such a directory
   is stat-ed once; ``invalidate_caches()`` still makes its finder list it
-  again (the finder forgets the time it compares).  A directory reached through a symbolic link keeps the per-lookup
-  stat: the policy's paths are canonical, so only a canonical one can be
-  judged against them.
+  again (the finder forgets the time it compares).  A directory reached
+  through a symbolic link keeps the per-lookup stat: the policy's paths are
+  canonical, so only a canonical one can be judged against them.
+- Before a directory has a finder, the zip importer's path hook, the file
+  finder's and the new finder each stat it, one after the other: one call
+  serves the three (an lstat, which also tells whether it is a link).
 - A source module is stat-ed twice in a row, by the finder (is it a file?)
   and by its loader (mtime and size, for the bytecode cache).  The loader gets
   the finder's result when it asks for the same path on the same thread within
-  a few milliseconds, as an import does.
+  a few milliseconds, as an import does.  A finder directory that is looked
+  at each time never takes a remembered result: its time is how it notices
+  new modules.
 
 CPython keeps ``_path_stat`` separate "to make it easier to override (e.g.
 cache stat results)"; this module overrides it, ``_path_isfile`` and
@@ -52,8 +57,9 @@ class ImportStats:
         # finder directory -> its stat once frozen, or None: stat it each time
         self.dirs: dict[str, os.stat_result | None] = {}
         self.canonical: dict[str, bool] = {"/": True}
-        self.last: tuple[str, int, int, os.stat_result] | None = None
+        self.last: tuple | None = None  # (path, thread, time, stat result, is a link or None)
         self.real_stat = _bx._path_stat
+        self.real_lstat = os.lstat
         self.real_isfile = _bx._path_isfile
         self.real_path_stats = _bx.SourceFileLoader.path_stats
         self.saved: tuple = ()
@@ -66,7 +72,7 @@ class ImportStats:
             return known
         parent = os.path.dirname(path)
         try:
-            ok = self._is_canonical(parent) and not stat.S_ISLNK(os.lstat(path).st_mode)
+            ok = self._is_canonical(parent) and not stat.S_ISLNK(self.real_lstat(path).st_mode)
         except OSError:
             ok = False
         self.canonical[path] = ok
@@ -79,38 +85,74 @@ class ImportStats:
             finder = cache.get("")  # the current directory's finder, stat-ed by its absolute path
         return isinstance(finder, _bx.FileFinder) and finder.path == path
 
+    def _freezable(self, path: str) -> bool:
+        return (os.path.isabs(path) and os.path.normpath(path) == path and not _under(path, self.writable)
+                and self._is_canonical(os.path.dirname(path)))
+
+    # -- the last stat, for the next question about the same path ----------------
+
+    def _recall(self, path) -> tuple | None:
+        last = self.last
+        if (last is not None and last[0] == path and last[1] == get_ident()
+                and time.monotonic_ns() - last[2] < REUSE_NS):
+            return last
+        return None
+
+    def _remember(self, path, st, link: bool | None) -> None:
+        self.last = (path, get_ident(), time.monotonic_ns(), st, link)
+
+    def _lstat(self, path):
+        """stat's answer, and whether the path is a symbolic link (lstat first:
+        one call for anything but a link)."""
+        st = self.real_lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            return self.real_stat(path), True
+        return st, False
+
+    # -- the overrides ------------------------------------------------------------
+
     def path_stat(self, path):
         st = self.dirs.get(path)
         if st is not None:
             return st
-        if path in self.dirs or not isinstance(path, str) or not self._finder_dir(path):
-            return self.real_stat(path)
-        if (not os.path.isabs(path) or os.path.normpath(path) != path or _under(path, self.writable)
-                or not self._is_canonical(os.path.dirname(path))):
+        if not isinstance(path, str) or path in self.dirs:
+            return self.real_stat(path)  # a finder directory stat-ed each time, as bare
+        last = self._recall(path)
+        if not self._finder_dir(path):
+            # Before its finder exists, a directory is stat-ed by the zip
+            # importer's path hook, then the file finder's, then the finder
+            # itself: one call serves the three.
+            if last is not None:
+                return last[3]
+            self.last = None
+            st, link = self._lstat(path)
+            self._remember(path, st, link)
+            return st
+        self.last = None
+        if not self._freezable(path):
             self.dirs[path] = None
             return self.real_stat(path)
-        st = os.lstat(path)  # raises as stat would: the finder lists nothing
-        if not stat.S_ISDIR(st.st_mode):
+        st, link = (last[3], last[4]) if last is not None and last[4] is not None else self._lstat(path)
+        if link or not stat.S_ISDIR(st.st_mode):
             self.dirs[path] = None
-            return self.real_stat(path)
+            return self.real_stat(path) if link else st
         self.canonical[path] = True
         self.dirs[path] = st
         return st
 
-    # -- a source file, stat-ed by its finder then by its loader -----------------
-
     def path_isfile(self, path) -> bool:
+        self.last = None
         try:
             st = self.real_stat(path)
         except OSError:
             return False
-        self.last = (path, get_ident(), time.monotonic_ns(), st)
+        self._remember(path, st, None)
         return stat.S_ISREG(st.st_mode)
 
     def path_stats(self, loader, path) -> dict:
-        last, self.last = self.last, None
-        if (last is not None and last[0] == path and last[1] == get_ident()
-                and time.monotonic_ns() - last[2] < REUSE_NS):
+        last = self._recall(path)
+        self.last = None
+        if last is not None:
             st = last[3]
             return {"mtime": st.st_mtime, "size": st.st_size}
         return self.real_path_stats(loader, path)
