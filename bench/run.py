@@ -148,6 +148,7 @@ def decisions(sb: str, python: str, f: str, work: Path, env: dict[str, str],
     hist: dict[int, int] = {}
     dhist: dict[int, int] = {}
     by_nr: dict[int, int] = {}
+    ns_nr: dict[int, int] = {}
     step = 100
     lat = work / "latency.txt"
     for _ in range(runs):
@@ -157,7 +158,12 @@ def decisions(sb: str, python: str, f: str, work: Path, env: dict[str, str],
         step = int(lines[0].split()[1])
         for line in lines[1:]:
             parts = line.split()
-            h = dhist if parts[0] == "d" else by_nr if parts[0] == "nr" else hist
+            if parts[0] == "nr":  # nr, notifications, ns of decisions (blocking calls left out)
+                nr, n, ns = (int(x) for x in parts[1:4])
+                by_nr[nr] = by_nr.get(nr, 0) + n
+                ns_nr[nr] = ns_nr.get(nr, 0) + ns
+                continue
+            h = dhist if parts[0] == "d" else hist
             b, n = (int(x) for x in parts[-2:])
             h[b] = h.get(b, 0) + n
 
@@ -170,7 +176,7 @@ def decisions(sb: str, python: str, f: str, work: Path, env: dict[str, str],
         return float("nan")
     names = syscall_names()
     top = sorted(by_nr.items(), key=lambda kv: -kv[1])[:3]
-    calls = ", ".join(f"{names.get(nr, nr)} {n // max(runs, 1)}" for nr, n in top)
+    calls = ", ".join(f"{names.get(nr, nr)} {n // max(runs, 1)} ({ns_nr[nr] / n / 1000:.1f} µs)" for nr, n in top)
     return sum(hist.values()) // max(runs, 1), pct(hist, 0.5), pct(hist, 0.9), pct(dhist, 0.5), calls
 
 
@@ -241,10 +247,15 @@ def main() -> int:
             for m in run_modes:
                 times[m].append(timed(run_modes[m](f), work, env))
         med = {m: statistics.median(v) for m, v in times.items()}
-        rows.append((name, med))
+        # Ratios: the median of each round's own ratio.  Runs of one round
+        # are seconds apart, so a slow spell of the machine (this one is a
+        # VM with noisy neighbours) weighs on both sides of the ratio.
+        ratio = {m: statistics.median(x / y for x, y in zip(v, times["bare"])) for m, v in times.items()}
+        rows.append((name, med, ratio))
         if lat_sb:
             lat_rows.append((name, *decisions(lat_sb, args.python, f, work, env, min(args.runs, 3))))
-        print(f"{name:28s} " + "  ".join(f"{m} {med[m] * 1000:8.1f} ms" for m in run_modes), flush=True)
+        print(f"{name:28s} " + "  ".join(f"{m} {med[m] * 1000:8.1f} ms ({ratio[m]:.2f})" for m in run_modes),
+              flush=True)
 
     # The in-interpreter agent's own start-up cost: -c pass with and without
     # it (py-sandbox=false), alternating.
@@ -264,33 +275,34 @@ def main() -> int:
     out = [f"# python-sb benchmark ({time.strftime('%Y-%m-%d')})", "",
            f"Machine: {platform.machine()}, {os.cpu_count()} cores, kernel {platform.release()}, "
            f"python {args.python} ({subprocess.run([args.python, '-V'], capture_output=True, text=True).stdout.strip()}); "
-           f"median of {args.runs} alternating runs; OS_SANDBOX={env['OS_SANDBOX']}.", "",
+           f"times: median of {args.runs} alternating rounds; ratios: median of the rounds' own ratios; "
+           f"OS_SANDBOX={env['OS_SANDBOX']}.", "",
            "| workload | bare | python-sb | ratio | strace | ratio | python-sb added / strace added |",
            "|---|---|---|---|---|---|---|"]
-    for name, med in rows:
+    for name, med, ratio in rows:
         b, s = med["bare"], med["python-sb"]
         t = med.get("strace")
-        tcol = f"{t * 1000:.1f} ms | {t / b:.2f}" if t else "n/a | n/a"
-        added = f"{(s - b) / (t - b):.2f}" if t and t > b else "n/a"
-        out.append(f"| {name} | {b * 1000:.1f} ms | {s * 1000:.1f} ms | {s / b:.2f} | {tcol} | {added} |")
-    trap_rows = [(name, med) for name, med in rows if "trap" in med]
+        tcol = f"{t * 1000:.1f} ms | {ratio['strace']:.2f}" if t else "n/a | n/a"
+        added = f"{(ratio['python-sb'] - 1) / (ratio['strace'] - 1):.2f}" if t and ratio["strace"] > 1 else "n/a"
+        out.append(f"| {name} | {b * 1000:.1f} ms | {s * 1000:.1f} ms | {ratio['python-sb']:.2f} | {tcol} | {added} |")
+    trap_rows = [(name, med, ratio) for name, med, ratio in rows if "trap" in med]
     if trap_rows:
         out += ["", "The trap alone (bench/unotify-floor --run: the same program with every openat and newfstatat "
                 "trapped and CONTINUEd at once, nothing read or decided; python-sb traps a few more calls, and its "
                 "agent makes fewer: see the most notified calls below)", "",
                 "| workload | bare | trap alone | ratio | python-sb | ratio |", "|---|---|---|---|---|---|"]
-        out += [f"| {n} | {m['bare'] * 1000:.1f} ms | {m['trap'] * 1000:.1f} ms | {m['trap'] / m['bare']:.2f} | "
-                f"{m['python-sb'] * 1000:.1f} ms | {m['python-sb'] / m['bare']:.2f} |" for n, m in trap_rows]
-    learn_rows = [(name, med) for name, med in rows if "learn" in med]
+        out += [f"| {n} | {m['bare'] * 1000:.1f} ms | {m['trap'] * 1000:.1f} ms | {r['trap']:.2f} | "
+                f"{m['python-sb'] * 1000:.1f} ms | {r['python-sb']:.2f} |" for n, m, r in trap_rows]
+    learn_rows = [(name, med, ratio) for name, med, ratio in rows if "learn" in med]
     if learn_rows:
         out += ["", "Learn mode (`--learn=FILE`, a fresh file each run; SPEC §9 target: ≤ 1.15× bare)", "",
                 "| workload | bare | learn | ratio |", "|---|---|---|---|"]
-        out += [f"| {n} | {m['bare'] * 1000:.1f} ms | {m['learn'] * 1000:.1f} ms | {m['learn'] / m['bare']:.2f} |"
-                for n, m in learn_rows]
+        out += [f"| {n} | {m['bare'] * 1000:.1f} ms | {m['learn'] * 1000:.1f} ms | {r['learn']:.2f} |"
+                for n, m, r in learn_rows]
     if lat_rows:
         out += ["", "Supervisor decisions (bench/python-sb-latency: RECV to SEND or ADDFD, SPEC §9 target: median ≤ 5 µs; "
                 "the last column leaves out the emulated call's own time where it may block, e.g. the connect itself)", "",
-                "| workload | notifications per run | most notified | median | 90th percentile | median, decision alone |",
+                "| workload | notifications per run | most notified (mean decision alone) | median | 90th percentile | median, decision alone |",
                 "|---|---|---|---|---|---|"]
         out += [f"| {n} | {c} | {calls} | {m:.1f} µs | {p:.1f} µs | {d:.1f} µs |" for n, c, m, p, d, calls in lat_rows]
     if floor:

@@ -148,12 +148,14 @@ void sb_supervise_signal(int sig)
  * SPEC §9's per-decision latency; bench/run.py reads it.  A second histogram
  * leaves out the time spent in the emulated call itself where it may block
  * (a connect, a FIFO open, between sb_notif_block_begin and _end): the
- * decision alone. */
+ * decision alone.  Per system call: how many, and their decision time. */
 #define SB_LAT_STEP_NS 100
 #define SB_LAT_BUCKETS 2000	/* the last one holds everything from 200 us */
 #define SB_LAT_NRS 512	/* x86_64 system call numbers; the rest in the last */
-static _Atomic unsigned long lat_hist[SB_LAT_BUCKETS], lat_dhist[SB_LAT_BUCKETS], lat_nr[SB_LAT_NRS];
+static _Atomic unsigned long lat_hist[SB_LAT_BUCKETS], lat_dhist[SB_LAT_BUCKETS], lat_nr[SB_LAT_NRS],
+	lat_nr_ns[SB_LAT_NRS];
 static __thread struct timespec lat_t0, lat_b0;
+static __thread int lat_cur_nr;
 static __thread long lat_blocked;
 static __thread bool lat_open;
 
@@ -174,7 +176,8 @@ static void lat_add(_Atomic unsigned long *hist, long ns)
 
 static void lat_start(int nr)
 {
-	atomic_fetch_add(&lat_nr[nr < 0 || nr >= SB_LAT_NRS ? SB_LAT_NRS - 1 : nr], 1);
+	lat_cur_nr = nr < 0 || nr >= SB_LAT_NRS ? SB_LAT_NRS - 1 : nr;
+	atomic_fetch_add(&lat_nr[lat_cur_nr], 1);
 	clock_gettime(CLOCK_MONOTONIC, &lat_t0);
 	lat_blocked = 0;
 	lat_open = true;
@@ -198,6 +201,7 @@ static void lat_stop(void)
 		return;
 	lat_open = false;
 	ns = lat_since(&lat_t0);
+	atomic_fetch_add(&lat_nr_ns[lat_cur_nr], (unsigned long)(ns - lat_blocked));
 	lat_add(lat_hist, ns);
 	lat_add(lat_dhist, ns - lat_blocked);
 }
@@ -218,7 +222,7 @@ static void lat_write(void)
 			fprintf(f, "d %d %lu\n", i, lat_dhist[i]);
 	for (int i = 0; i < SB_LAT_NRS; i++)
 		if (lat_nr[i])
-			fprintf(f, "nr %d %lu\n", i, lat_nr[i]);
+			fprintf(f, "nr %d %lu %lu\n", i, lat_nr[i], lat_nr_ns[i]);
 	fclose(f);
 }
 #else
