@@ -153,9 +153,16 @@ static bool add_hosts(cJSON *root, const struct sb_policy *p)
 	return true;
 }
 
+static bool add_imports(cJSON *root, const struct sb_policy *p)
+{
+	cJSON *imp = cJSON_AddObjectToObject(root, "import");
+
+	return imp && cJSON_AddBoolToObject(imp, "all", p->import_all) && add_strings(imp, "names", &p->imports);
+}
+
 int sb_policy_agent_json(const struct sb_policy *p, char **out)
 {
-	cJSON *root = cJSON_CreateObject(), *imp;
+	cJSON *root = cJSON_CreateObject();
 	int rc = -ENOMEM;
 
 	*out = NULL;
@@ -164,16 +171,31 @@ int sb_policy_agent_json(const struct sb_policy *p, char **out)
 	    !cJSON_AddBoolToObject(root, "py_sandbox", p->st.py_sandbox) ||
 	    !cJSON_AddBoolToObject(root, "learn", p->st.learn_file != NULL))
 		goto out;
-	imp = cJSON_AddObjectToObject(root, "import");
-	if (!imp || !cJSON_AddBoolToObject(imp, "all", p->import_all) || !add_strings(imp, "names", &p->imports))
-		goto out;
-	if (!add_api(root, p) || !add_eval(root, p) || !add_hosts(root, p) ||
+	if (!add_imports(root, p) || !add_api(root, p) || !add_eval(root, p) || !add_hosts(root, p) ||
 	    !add_strings(root, "env_set_by_policy", &p->env_names) || !add_writable(root, p))
 		goto out;
 	*out = cJSON_PrintUnformatted(root);
 	if (*out)
 		rc = 0;
 out:
+	cJSON_Delete(root);
+	return rc;
+}
+
+/* The part of the agent's document the supervisor's attribution reads
+ * (src/sup_attr.c): without the registry of every API function, which
+ * made each start build, print and parse the whole document a second
+ * time. */
+int sb_policy_attr_json(const struct sb_policy *p, char **out)
+{
+	cJSON *root = cJSON_CreateObject();
+	int rc = -ENOMEM;
+
+	*out = NULL;
+	if (root && add_imports(root, p) && add_eval(root, p))
+		*out = cJSON_PrintUnformatted(root);
+	if (*out)
+		rc = 0;
 	cJSON_Delete(root);
 	return rc;
 }

@@ -272,6 +272,8 @@ const char *sb_policy_template_path(const struct sb_policy *p);
 /* JSON handed to the in-interpreter agent (python/pysandboxes) over an inherited
  * descriptor; schema in doc/agent-protocol.md.  *out is malloc'ed. */
 int sb_policy_agent_json(const struct sb_policy *p, char **out);
+/* Its "import" and "eval" members only. */
+int sb_policy_attr_json(const struct sb_policy *p, char **out);
 
 /* ---- display ---------------------------------------------------------- */
 

@@ -53,13 +53,15 @@
 struct sb_pyctx {
 	bool judge_import;	/* enforce python-import= on module files */
 	bool judge_eval;	/* refuse opens, connects, execs made by eval code */
-	cJSON *rules;		/* owned: sb_policy_agent_json() (imports, eval-*) */
+	cJSON *rules;		/* owned: sb_policy_attr_json() (imports, eval-*) */
 	const char **roots;	/* owned array: directories of the implicit grants (the
 				 * interpreter's sys.path), borrowed strings */
 	bool *root_pkg;		/* owned: roots[i] is a package (has __init__.py) */
 	size_t n_roots;
 	char cwd[PATH_MAX];	/* start directory + '/': locations are shown relative to it */
 	size_t cwd_len;
+	char agent_pkg[PATH_MAX];	/* ".../pysandboxes/": the agent's own frames */
+	size_t agent_pkg_len;
 
 	pthread_mutex_t lock;	/* the tables below */
 	struct {
@@ -97,28 +99,36 @@ static uint64_t hash_str(uint64_t h, const char *s)
 /* The agent's bootstrap and package directories are library code, not the
  * program's (sb_agent_prepare() names them in the child's environment:
  * PYSANDBOXES_AGENT_PKGDIR, and the bootstrap first on PYTHONPATH).  Once
- * per process: the tracer's list only grows. */
-static void add_agent_dirs(char *const *envp)
+ * per process for the tracer, whose list only grows; the package directory
+ * also in c, whose walks look through the agent's own frames. */
+static void add_agent_dirs(struct sb_pyctx *c, char *const *envp)
 {
 	static bool done;
 	char dir[PATH_MAX];
 
-	if (done || !envp)
+	if (!envp)
 		return;
-	done = true;
 	for (char *const *e = envp; *e; e++) {
 		const char *v = NULL;
+		bool pkg = false;
 
 		if (strncmp(*e, SB_AGENT_ENV_PKGDIR "=", sizeof(SB_AGENT_ENV_PKGDIR)) == 0)
-			v = *e + sizeof(SB_AGENT_ENV_PKGDIR);
+			v = *e + sizeof(SB_AGENT_ENV_PKGDIR), pkg = true;
 		else if (strncmp(*e, "PYTHONPATH=", 11) == 0)
 			v = *e + 11;
 		if (!v || !*v)
 			continue;
 		snprintf(dir, sizeof(dir), "%.*s", (int)strcspn(v, ":"), v);
+		if (pkg) {
+			int len = snprintf(c->agent_pkg, sizeof(c->agent_pkg), "%s/pysandboxes/", dir);
+
+			c->agent_pkg_len = len > 0 && (size_t)len < sizeof(c->agent_pkg) ? (size_t)len : 0;
+		}
 		/* Only a prefix of our own: a full list stays as it was. */
-		(void)sb_pyclassify_add_library_dir(dir);
+		if (!done)
+			(void)sb_pyclassify_add_library_dir(dir);
 	}
+	done = true;
 }
 
 /* The implicitly granted directories: where the interpreter's own modules
@@ -171,7 +181,7 @@ int sb_pyctx_new(const struct sb_run_opts *o, struct sb_pyctx **out)
 		c->cwd[c->cwd_len++] = '/';
 		c->cwd[c->cwd_len] = '\0';
 	}
-	rc = sb_policy_agent_json(o->policy, &json);
+	rc = sb_policy_attr_json(o->policy, &json);
 	if (rc == 0 && !(c->rules = cJSON_Parse(json)))
 		rc = -ENOMEM;
 	if (rc == 0)
@@ -192,7 +202,7 @@ int sb_pyctx_new(const struct sb_run_opts *o, struct sb_pyctx **out)
 				 cJSON_GetObjectItemCaseSensitive(c->rules, "eval"), "present")) ||
 			 sb_policy_api_granted(o->policy, SB_API_DYNAMIC_CODE) || o->agent_fd < 0);
 	if (o->agent_fd >= 0)
-		add_agent_dirs(o->envp);
+		add_agent_dirs(c, o->envp);
 	*out = c;
 	return 0;
 }
@@ -705,6 +715,20 @@ static bool judge_import(struct sb_notif *n, const char *mod, const char *canon,
 	return refused;
 }
 
+/* The agent's frames innermost: python/pysandboxes/_importstat.py stands in
+ * for importlib's stat helpers, so the import machinery is the frame that
+ * called them.  Looking through frames only ever finds more to refuse. */
+static size_t past_agent_frames(const struct sb_pyctx *c, const struct sb_pystack *s)
+{
+	size_t k = 0;
+
+	if (!c->agent_pkg_len)
+		return 0;
+	while (k < s->n && !walk_ends(s, k) && !strncmp(s->f[k].file, c->agent_pkg, c->agent_pkg_len))
+		k++;
+	return k;
+}
+
 /* Is this access made for an import?  *mod gets the module.  -1: the stack
  * says nothing (unknown), 0: not an import file, 1: an import of *mod that
  * is charged to the program. */
@@ -712,6 +736,7 @@ static int import_context(struct sb_notif *n, const char *canon, bool is_dir, ch
 {
 	const struct sb_pystack *s = n->stk;
 	char file_mod[SB_EV_NAME_MAX];
+	size_t k0;
 
 	*pkg_init = false;
 	if (is_dir) {
@@ -738,9 +763,10 @@ static int import_context(struct sb_notif *n, const char *canon, bool is_dir, ch
 	 * exec_module, module_from_spec for an extension): no _find_and_load,
 	 * the import machinery itself reads the file.  The file names the
 	 * module. */
-	if (s->n && import_machinery(&s->f[0]) && !is_dir) {
+	k0 = past_agent_frames(sb_sup_py(n->sup), s);
+	if (k0 < s->n && import_machinery(&s->f[k0]) && !is_dir) {
 		snprintf(mod, cap, "%s", file_mod);
-		return charged(s, 0) ? 1 : -1;
+		return charged(s, k0) ? 1 : -1;
 	}
 	return 0;
 }

@@ -361,6 +361,27 @@ START_TEST(agent_json_writable)
 }
 END_TEST
 
+/* The attribution's part of the document: the same "import" and "eval" as
+ * the agent's, nothing else. */
+START_TEST(attr_json_is_agent_subset)
+{
+	char *s = NULL;
+	cJSON *full, *part;
+
+	ck_assert_int_eq(tp_load("python-import=json,os\neval-syntax=arith\neval-call:calc=len\n"), 0);
+	full = agent_json();
+	ck_assert_int_eq(sb_policy_attr_json(tp.p, &s), 0);
+	part = cJSON_Parse(s);
+	free(s);
+	ck_assert_ptr_nonnull(part);
+	ck_assert_int_eq(cJSON_GetArraySize(part), 2);
+	ck_assert(cJSON_Compare(cJSON_GetObjectItem(part, "import"), cJSON_GetObjectItem(full, "import"), true));
+	ck_assert(cJSON_Compare(cJSON_GetObjectItem(part, "eval"), cJSON_GetObjectItem(full, "eval"), true));
+	cJSON_Delete(part);
+	cJSON_Delete(full);
+}
+END_TEST
+
 /* ---- describe on the realistic learned file of reference §2.10 ---------------- */
 
 static void load_realistic(void)
@@ -509,6 +530,7 @@ TCase *tcase_eval(void)
 	tcase_add_test(tc, agent_json_schema);
 	tcase_add_test(tc, agent_json_no_eval);
 	tcase_add_test(tc, agent_json_writable);
+	tcase_add_test(tc, attr_json_is_agent_subset);
 	return tc;
 }
 
