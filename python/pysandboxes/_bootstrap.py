@@ -186,11 +186,12 @@ def install(agent: _agent.Agent) -> None:
     if agent.enforcing and agent.channel is not None:
         _install_refusal_notes(agent, finder, eager)
     writable = agent.rules.get("writable")
-    if agent.enforcing and isinstance(writable, list):
-        # Learning and audit refuse no write: any directory may change.
+    if isinstance(writable, list):
+        # Learning and audit refuse no write, so any directory may change
+        # and none is kept; the repeated stats of one import still go.
         from . import _importstat
 
-        _importstat.ImportStats(writable).install()
+        _importstat.ImportStats(writable if agent.enforcing else ["/"]).install()
     sys.addaudithook(_make_hook(handlers, agent))
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=agent.after_fork)

@@ -68,6 +68,11 @@ class Counted(unittest.TestCase):
             with self.assertRaises(ImportError):
                 importlib.import_module(f"sb_absent_{i}")
 
+    def test_everything_writable_keeps_no_directory(self) -> None:
+        self.stats.writable = ("/",)
+        self.lookups(self.ro, 5)
+        self.assertGreaterEqual(self.calls.count(str(self.ro)), 5)
+
     def test_read_only_directory_is_stat_ed_once(self) -> None:
         self.lookups(self.ro)
         # The path hooks' checks and the finder's first look: one lstat.
@@ -172,10 +177,13 @@ class Wiring(unittest.TestCase):
     def test_enforce_installs(self) -> None:
         self.assertEqual(self.run_probe(rules(writable=["/tmp"])), "ImportStats")
 
-    def test_learn_and_audit_do_not(self) -> None:
+    def test_learn_and_audit_keep_no_directory(self) -> None:
         # Nothing is refused there: any directory may change.
-        self.assertEqual(self.run_probe(rules(mode="learn", writable=[])), "NoneType")
-        self.assertEqual(self.run_probe(rules(mode="audit", writable=[])), "NoneType")
+        probe = self.PROBE.replace("print(", "print(getattr(b._path_stat, '__self__', None).writable, ")
+        for mode in ("learn", "audit"):
+            run = run_agent(["-c", probe], rules(mode=mode, writable=[]))
+            self.assertEqual(run.returncode, 0, run.stderr)
+            self.assertEqual(run.stdout.split(), ["('/',)", "ImportStats"])
 
     def test_no_writable_list_no_override(self) -> None:
         self.assertEqual(self.run_probe(rules()), "NoneType")
