@@ -177,15 +177,30 @@ static void find_ro_in_rw(struct sb_ll_plan *plan)
 
 #define PORT_BYTES (65536 / 8)
 
+/* Whole bytes where a range covers them, and the count by 64-bit words: a
+ * rule for every port ("*") went bit by bit through 65 536 ports, and the
+ * count byte by byte through libgcc's popcount, ~0.1 ms of every start. */
 static size_t mark_ports(uint8_t *bits, const struct sb_ll_in_ports *r, size_t n)
 {
 	size_t count = 0;
 
-	for (size_t i = 0; i < n; i++)
-		for (unsigned p = r[i].lo; p <= r[i].hi; p++)
-			bits[p / 8] |= (uint8_t)(1u << (p % 8));
-	for (size_t i = 0; i < PORT_BYTES; i++)
-		count += (size_t)__builtin_popcount(bits[i]);
+	for (size_t i = 0; i < n; i++) {
+		for (unsigned p = r[i].lo; p <= r[i].hi;) {
+			if (p % 8 == 0 && p + 7 <= r[i].hi) {
+				bits[p / 8] = 0xff;
+				p += 8;
+			} else {
+				bits[p / 8] |= (uint8_t)(1u << (p % 8));
+				p++;
+			}
+		}
+	}
+	for (size_t i = 0; i < PORT_BYTES; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, bits + i, sizeof(w));
+		count += (size_t)__builtin_popcountll(w);
+	}
 	return count;
 }
 

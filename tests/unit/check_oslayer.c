@@ -206,6 +206,11 @@ static const struct {
 	{ 7, { { 8080, 8080 } }, { { 443, 443 } }, 1, 1, 2, 3, 0, 443, false, true },
 	/* a range is one rule per port */
 	{ 7, { { 0 } }, { { 8000, 8009 } }, 0, 1, 10, 3, 0, 8005, false, true },
+	/* ranges that start and end inside a byte of the port map */
+	{ 7, { { 0 } }, { { 3, 20 } }, 0, 1, 18, 3, 0, 17, false, true },
+	{ 7, { { 0 } }, { { 65530, 65535 } }, 0, 1, 6, 3, 0, 65535, false, true },
+	{ 7, { { 7, 8 } }, { { 0 } }, 1, 0, 2, 3, 0, 8, true, false },
+	{ 7, { { 7, 8 } }, { { 0 } }, 1, 0, 2, 3, 0, 9, false, false },
 	/* bind port 0 (ephemeral) is a rule like any other */
 	{ 7, { { 0, 0 } }, { { 0 } }, 1, 0, 1, 3, 0, 0, true, false },
 	/* too many connect ports: connect left to the supervisor, bind still handled */
