@@ -9,7 +9,7 @@ EXTRA_PROGRAMS = bench/python-sb-latency
 bench_python_sb_latency_SOURCES = $(python_sb_SOURCES) $(src_libsbsup_a_SOURCES)
 bench_python_sb_latency_CPPFLAGS = $(AM_CPPFLAGS) -DSB_BENCH_LATENCY
 bench_python_sb_latency_LDADD = tracer/libsbattach.a src/libsblearn.a tracer/libsbtracer.a \
-	src/libsbcli.a src/libsbpolicy.a src/libsbutil.a $(SB_EXT_LIBS)
+	src/libsbcli.a src/libsbpolicy.a src/libsbutil.a $(SB_RUN_LIBS)
 CLEANFILES += bench/python-sb-latency
 
 # The kernel's floor: a supervisor that CONTINUEs at once (what a trapped

@@ -477,7 +477,7 @@ static int answer_first_exec(int listener, pid_t pid)
 	}
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req.id;
-	if ((pid_t)req.pid == pid && req.data.arch == seccomp_arch_native() && req.data.nr == SYS_execve) {
+	if ((pid_t)req.pid == pid && req.data.arch == SB_ARCH_NATIVE && req.data.nr == SYS_execve) {
 		/* CONTINUE: the caller is still our own code (the spawn's
 		 * grandchild, or the stub), single-threaded, executing the path
 		 * we gave it; no program code has run yet. */

@@ -6,6 +6,7 @@
 #define SB_SUP_PRIV_H
 
 #include <limits.h>
+#include <linux/audit.h>
 #include <linux/filter.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,6 +64,13 @@ static inline void sb_copy_str(char *dst, size_t cap, const char *src)
 }
 
 /* ---- filter.c ------------------------------------------------------------------ */
+
+/* The one architecture the filter is built for (src/filter.c kills every
+ * other): a constant, so that python-sb does not load libseccomp to ask. */
+#if !defined(__x86_64__) || defined(__ILP32__)
+# error "python-sb's seccomp filter is written for x86_64 (src/filter.c)"
+#endif
+#define SB_ARCH_NATIVE AUDIT_ARCH_X86_64
 
 struct sb_filter {
 	struct sock_filter *insns;	/* owned */

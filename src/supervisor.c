@@ -1297,7 +1297,7 @@ static struct sb_sup *sup_new(const struct sb_run_opts *o)
 		return NULL;
 	s->o = o;
 	s->self = getpid();
-	s->arch = seccomp_arch_native();
+	s->arch = SB_ARCH_NATIVE;
 	s->child.listener = s->child.pidfd = -1;
 	atomic_init(&s->same_root, true);
 	pthread_mutex_init(&s->wlock, NULL);

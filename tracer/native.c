@@ -5,7 +5,11 @@
  *    only read /proc/PID/maps and the files), so the thread is not stopped;
  *  - it runs: PTRACE_SEIZE + PTRACE_INTERRUPT, the stock ptrace accessors,
  *    detach.  Never used on a thread in a system call, which may be a
- *    seccomp notification wait that an interrupt would abort. */
+ *    seccomp notification wait that an interrupt would abort.
+ *
+ * libunwind is loaded with dlopen() on first use: python-sb links against
+ * it only for --stack and --attach, and four shared libraries (it pulls in
+ * liblzma) cost every sandboxed run ~0.15 ms of start-up. */
 #include "config.h"
 
 #include <errno.h>
@@ -27,9 +31,69 @@ int sb_native_stack(pid_t pid, pid_t tid, struct sb_native_frame *f, size_t cap,
 
 #else
 
+#include <dlfcn.h>
 #include <libunwind-ptrace.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+
+/* The functions used, by the names the headers' macros give them
+ * (_Ux86_64_step for unw_step, ...). */
+#define SB_STR_(x) #x
+#define SB_STR(x) SB_STR_(x)
+
+static struct {
+	int (*init_remote)(unw_cursor_t *, unw_addr_space_t, void *);
+	int (*get_reg)(unw_cursor_t *, int, unw_word_t *);
+	int (*get_proc_name)(unw_cursor_t *, char *, size_t, unw_word_t *);
+	int (*step)(unw_cursor_t *);
+	unw_addr_space_t (*create_addr_space)(unw_accessors_t *, int);
+	void (*destroy_addr_space)(unw_addr_space_t);
+	void *(*upt_create)(pid_t);
+	void (*upt_destroy)(void *);
+	unw_accessors_t *upt_accessors;
+	bool ok;
+} U;
+
+static pthread_once_t u_once = PTHREAD_ONCE_INIT;
+
+static void *u_open(const char *const *names, size_t n)
+{
+	void *h = NULL;
+
+	/* Global: libunwind-ptrace leaves the symbols it takes from the
+	 * others undeclared (no NEEDED entries), the program's link supplies
+	 * them. */
+	for (size_t i = 0; !h && i < n; i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
+	return h;
+}
+
+#define U_OPEN(...) u_open((const char *const[]){ __VA_ARGS__ }, \
+			   sizeof((const char *const[]){ __VA_ARGS__ }) / sizeof(const char *))
+
+static void u_load(void)
+{
+	void *gen, *pt;
+
+	if (!U_OPEN("liblzma.so.5", "liblzma.so") || !(gen = U_OPEN("libunwind-x86_64.so.8", "libunwind-x86_64.so")) ||
+	    !(pt = U_OPEN("libunwind-ptrace.so.0", "libunwind-ptrace.so")))
+		return;
+	/* POSIX: a function pointer goes through void * from dlsym(). */
+	*(void **)&U.init_remote = dlsym(gen, SB_STR(unw_init_remote));
+	*(void **)&U.get_reg = dlsym(gen, SB_STR(unw_get_reg));
+	*(void **)&U.get_proc_name = dlsym(gen, SB_STR(unw_get_proc_name));
+	*(void **)&U.step = dlsym(gen, SB_STR(unw_step));
+	*(void **)&U.create_addr_space = dlsym(gen, SB_STR(unw_create_addr_space));
+	*(void **)&U.destroy_addr_space = dlsym(gen, SB_STR(unw_destroy_addr_space));
+	*(void **)&U.upt_create = dlsym(pt, "_UPT_create");
+	*(void **)&U.upt_destroy = dlsym(pt, "_UPT_destroy");
+	U.upt_accessors = dlsym(pt, "_UPT_accessors");
+	U.ok = U.init_remote && U.get_reg && U.get_proc_name && U.step && U.create_addr_space &&
+	       U.destroy_addr_space && U.upt_create && U.upt_destroy && U.upt_accessors;
+	/* The handles stay open: the functions are used until exit. */
+}
 
 /* _UPT_find_proc_info hands its own argument (the UPT handle) back to
  * access_mem, so the registers and the memory descriptor travel in a
@@ -73,38 +137,40 @@ static int regs_resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
 	return -UNW_EINVAL;
 }
 
-static unw_accessors_t regs_accessors = {
-	.find_proc_info = _UPT_find_proc_info,
-	.put_unwind_info = _UPT_put_unwind_info,
-	.get_dyn_info_list_addr = _UPT_get_dyn_info_list_addr,
-	.access_mem = regs_access_mem,
-	.access_reg = regs_access_reg,
-	.access_fpreg = regs_access_fpreg,
-	.resume = regs_resume,
-	.get_proc_name = _UPT_get_proc_name,
-};
+/* The ptrace accessors' unwind-table and name lookups (they only read
+ * /proc/PID/maps and the files) with our memory and register access. */
+static unw_accessors_t regs_accessors(void)
+{
+	unw_accessors_t a = *U.upt_accessors;
+
+	a.access_mem = regs_access_mem;
+	a.access_reg = regs_access_reg;
+	a.access_fpreg = regs_access_fpreg;
+	a.resume = regs_resume;
+	return a;
+}
 
 static void unwind(unw_addr_space_t as, void *upt, struct sb_native_frame *f, size_t cap, size_t *n)
 {
 	unw_cursor_t c;
 
 	*n = 0;
-	if (unw_init_remote(&c, as, upt) < 0)
+	if (U.init_remote(&c, as, upt) < 0)
 		return;
 	do {
 		unw_word_t ip = 0, off = 0;
 
-		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+		if (U.get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
 			break;
 		f[*n].ip = ip;
 		f[*n].name[0] = '\0';
 		f[*n].off = 0;
-		if (unw_get_proc_name(&c, f[*n].name, sizeof(f[*n].name), &off) == 0)
+		if (U.get_proc_name(&c, f[*n].name, sizeof(f[*n].name), &off) == 0)
 			f[*n].off = off;
 		else
 			f[*n].name[0] = '\0';
 		(*n)++;
-	} while (*n < cap && unw_step(&c) > 0);
+	} while (*n < cap && U.step(&c) > 0);
 }
 
 /* "nr a0..a5 sp pc" for a thread in a system call, "running" otherwise. */
@@ -136,6 +202,7 @@ static int unwind_blocked(pid_t pid, pid_t tid, unw_word_t sp, unw_word_t pc,
 			  struct sb_native_frame *f, size_t cap, size_t *n)
 {
 	struct regs_ctx ctx = { .sp = sp, .pc = pc };
+	unw_accessors_t acc = regs_accessors();
 	char path[64];
 	unw_addr_space_t as;
 	void *upt;
@@ -144,17 +211,17 @@ static int unwind_blocked(pid_t pid, pid_t tid, unw_word_t sp, unw_word_t pc,
 	ctx.memfd = open(path, O_RDONLY | O_CLOEXEC);
 	if (ctx.memfd < 0)
 		return -errno;
-	as = unw_create_addr_space(&regs_accessors, 0);
-	upt = _UPT_create(tid);
+	as = U.create_addr_space(&acc, 0);
+	upt = U.upt_create(tid);
 	if (as && upt) {
 		tl_ctx = &ctx;
 		unwind(as, upt, f, cap, n);
 		tl_ctx = NULL;
 	}
 	if (upt)
-		_UPT_destroy(upt);
+		U.upt_destroy(upt);
 	if (as)
-		unw_destroy_addr_space(as);
+		U.destroy_addr_space(as);
 	close(ctx.memfd);
 	return as && upt ? 0 : -ENOMEM;
 }
@@ -171,16 +238,16 @@ static int unwind_ptrace(pid_t tid, struct sb_native_frame *f, size_t cap, size_
 		rc = -errno;
 		goto out;
 	}
-	as = unw_create_addr_space(&_UPT_accessors, 0);
-	upt = _UPT_create(tid);
+	as = U.create_addr_space(U.upt_accessors, 0);
+	upt = U.upt_create(tid);
 	if (as && upt)
 		unwind(as, upt, f, cap, n);
 	else
 		rc = -ENOMEM;
 	if (upt)
-		_UPT_destroy(upt);
+		U.upt_destroy(upt);
 	if (as)
-		unw_destroy_addr_space(as);
+		U.destroy_addr_space(as);
 out:
 	ptrace(PTRACE_DETACH, tid, 0, 0);
 	return rc;
@@ -192,6 +259,9 @@ int sb_native_stack(pid_t pid, pid_t tid, struct sb_native_frame *f, size_t cap,
 	int rc;
 
 	*n = 0;
+	pthread_once(&u_once, u_load);
+	if (!U.ok)
+		return -ELIBACC;	/* built with it, not installed here */
 	if (cap > SB_NATIVE_MAX_FRAMES)
 		cap = SB_NATIVE_MAX_FRAMES;
 	rc = syscall_regs(pid, tid, &sp, &pc);

@@ -143,6 +143,11 @@ static void print_native(FILE *o, pid_t pid, pid_t outer)
 		fprintf(o, "    (native frames not available: built without libunwind)\n");
 		return;
 	}
+	if (rc == -ELIBACC) {
+		fprintf(o, "    (native frames not available: libunwind-ptrace.so.0 cannot be loaded; "
+			"install libunwind8)\n");
+		return;
+	}
 	if (rc < 0 || n == 0) {
 		fprintf(o, "    (native frames not available: %s)\n", strerror(rc < 0 ? -rc : EIO));
 		return;
