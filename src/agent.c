@@ -28,6 +28,8 @@
 struct sb_agent {
 	int fd;			/* the supervisor's end */
 	int child_fd;		/* the agent's end until sb_agent_prepare() hands it over */
+	const struct sb_policy *policy;	/* the rules, built by the reader thread */
+	enum sb_mode mode;
 	char *rules;		/* rules JSON with "mode", newline-terminated */
 	size_t rules_len;
 	sb_event_fn *fn;
@@ -266,9 +268,8 @@ int sb_agent_prepare(struct sb_policy *p, enum sb_mode mode, char ***envp_inout,
 		return -ENOMEM;
 	a->fd = a->child_fd = -1;
 	pthread_mutex_init(&a->send_lock, NULL);
-	err = rules_with_mode(p, mode, &a->rules, &a->rules_len);
-	if (err)
-		goto out;
+	a->policy = p;
+	a->mode = mode;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		err = -errno;
 		goto out;
@@ -288,12 +289,21 @@ out:
 }
 
 /* Holds send_lock throughout, so that a refusal note never lands in the
- * middle of the rules; sb_agent_refusal() only tries the lock. */
+ * middle of the rules; sb_agent_refusal() only tries the lock.  The rules
+ * are built here, on the reader thread, while the program starts: not on
+ * the way to its spawn.  If they cannot be, the channel is shut: the agent
+ * reads no rules and stops the program (exit status 255), as it does when
+ * the channel breaks. */
 static void send_rules(struct sb_agent *a)
 {
 	size_t off = 0;
 
 	pthread_mutex_lock(&a->send_lock);
+	if (rules_with_mode(a->policy, a->mode, &a->rules, &a->rules_len) != 0) {
+		shutdown(a->fd, SHUT_RDWR);
+		pthread_mutex_unlock(&a->send_lock);
+		return;
+	}
 	while (off < a->rules_len) {
 		size_t n = a->rules_len - off < RULES_CHUNK ? a->rules_len - off : RULES_CHUNK;
 		ssize_t w = send(a->fd, a->rules + off, n, MSG_NOSIGNAL);

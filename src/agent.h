@@ -71,9 +71,10 @@ bool sb_agent_loadable(const char *const *py_opts, size_t n);
 int sb_agent_prepare(struct sb_policy *p, enum sb_mode mode, char ***envp_inout,
 		     struct sb_agent **out, int *child_fd);
 
-/* Send the rules (sb_policy_agent_json() plus "mode") and start the reader
- * thread, before or after the interpreter is spawned (the rules wait in the
- * socket).  Each message becomes a struct sb_event (SB_EV_IMPORT, SB_EV_ENV,
+/* Start the reader thread, before or after the interpreter is spawned: it
+ * builds the rules (sb_policy_agent_json() plus "mode"; p must not change
+ * from sb_agent_prepare() on) and sends them (they wait in the socket), or
+ * shuts the channel if they cannot be built, which stops the program.  Each message becomes a struct sb_event (SB_EV_IMPORT, SB_EV_ENV,
  * SB_EV_API, SB_EV_DNS) handed to fn on that thread; the caller serialises fn
  * with its other event sources.  A NULL agent is accepted (no-op). */
 int sb_agent_start(struct sb_agent *a, sb_event_fn *fn, void *data);
