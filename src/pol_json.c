@@ -28,19 +28,27 @@ static cJSON *ref_json(const struct sb_rule_ref *r)
 	return cJSON_CreateString(buf);
 }
 
+/* Append a copy of str to the array arr. */
+static bool push_string(cJSON *arr, const char *str)
+{
+	cJSON *s = cJSON_CreateString(str);
+
+	if (!s || !cJSON_AddItemToArray(arr, s)) {
+		cJSON_Delete(s);
+		return false;
+	}
+	return true;
+}
+
 static bool add_strings(cJSON *obj, const char *name, const struct pol_vec *v)
 {
 	cJSON *arr = cJSON_AddArrayToObject(obj, name);
 
 	if (!arr)
 		return false;
-	for (size_t i = 0; i < v->n; i++) {
-		cJSON *s = cJSON_CreateString(*POL_VEC_AT(v, const char *, i));
-		if (!s || !cJSON_AddItemToArray(arr, s)) {
-			cJSON_Delete(s);
+	for (size_t i = 0; i < v->n; i++)
+		if (!push_string(arr, *POL_VEC_AT(v, const char *, i)))
 			return false;
-		}
-	}
 	return true;
 }
 
@@ -56,15 +64,9 @@ static bool add_writable(cJSON *root, const struct sb_policy *p)
 		return false;
 	for (size_t i = 0; i < p->exposures.n; i++) {
 		const struct sb_expose *e = POL_VEC_AT(&p->exposures, struct sb_expose, i);
-		cJSON *s;
 
-		if (!e->write)
-			continue;
-		s = cJSON_CreateString(e->path);
-		if (!s || !cJSON_AddItemToArray(arr, s)) {
-			cJSON_Delete(s);
+		if (e->write && !push_string(arr, e->path))
 			return false;
-		}
 	}
 	return true;
 }
@@ -140,14 +142,10 @@ static bool add_hosts(cJSON *root, const struct sb_policy *p)
 			return false;
 		for (size_t k = 0; k < h->n_addrs; k++) {
 			char buf[INET6_ADDRSTRLEN];
-			cJSON *s;
 
 			inet_ntop(h->addrs[k].family, h->addrs[k].addr, buf, sizeof(buf));
-			s = cJSON_CreateString(buf);
-			if (!s || !cJSON_AddItemToArray(arr, s)) {
-				cJSON_Delete(s);
+			if (!push_string(arr, buf))
 				return false;
-			}
 		}
 	}
 	return true;
