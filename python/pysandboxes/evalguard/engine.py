@@ -26,11 +26,11 @@ import types
 import warnings
 import weakref
 
+from ..guards import FUTURE_MASK
 from . import _exc, checker, rewrite, runner, runtime
 from .config import SandboxContextWarning, state
 from .rules import Profile
 
-FUTURE_MASK = 0x1FE0000          # co_flags bits of __future__ features (PyCF_MASK)
 _ONLY_AST = ast.PyCF_ONLY_AST
 _CACHE_MAX = 512
 _orig_compile = runtime._ORIGINALS["compile"]

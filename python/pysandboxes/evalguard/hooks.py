@@ -24,10 +24,10 @@ import builtins
 import os
 import sys
 
+from ..guards import FUTURE_MASK, with_futures
 from . import _base, _exc
 from .config import state
 
-FUTURE_MASK = 0x1FE0000          # co_flags bits of __future__ features (PyCF_MASK)
 _orig_eval = _base.ORIGINALS["eval"]
 _orig_exec = _base.ORIGINALS["exec"]
 _orig_compile = _base.ORIGINALS["compile"]
@@ -115,20 +115,9 @@ def _plain_namespace(g, l, frame):
     return g, l
 
 
-def _with_futures(source, mode: str, frame):
-    if frame is None or not isinstance(source, (str, bytes, bytearray)):
-        return source
-    flags = frame.f_code.co_flags & FUTURE_MASK
-    if not flags:
-        return source
-    if mode == "eval":
-        source = source.lstrip(" \t" if isinstance(source, str) else b" \t")
-    return _orig_compile(source, "<string>", mode, flags, True)
-
-
 def _plain(kind: str, source, g, l, frame, closure=None):
     g, l = _plain_namespace(g, l, frame)
-    source = _with_futures(source, kind, frame)
+    source = with_futures(source, kind, frame, _orig_compile)
     if kind == "eval":
         return _orig_eval(source, g, l)
     if closure is not None:

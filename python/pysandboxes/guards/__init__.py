@@ -19,6 +19,10 @@ import _thread
 
 APP, STDLIB, THIRD_PARTY, AGENT = 0, 1, 2, 3
 
+# co_flags bits of __future__ features (PyCF_MASK): what a string given to
+# eval/exec/compile inherits from the code that passes it.
+FUTURE_MASK = 0x1FE0000
+
 _AGENT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _STDLIB_DIR = os.path.dirname(os.__file__) + os.sep
 _cache: dict[str, int] = {}
@@ -60,3 +64,18 @@ def frame_at(depth: int):
         return None
     finally:
         _tls.busy = False
+
+
+def with_futures(source, mode: str, frame, compile_fn):
+    """A source string compiled (by compile_fn, the original builtin) with
+    the __future__ flags of `frame`, as eval/exec would have compiled it
+    there; other sources unchanged.  For the API guard's wrappers and the
+    eval guard's unguarded path alike."""
+    if frame is None or not isinstance(source, (str, bytes, bytearray)):
+        return source
+    flags = frame.f_code.co_flags & FUTURE_MASK
+    if not flags:
+        return source
+    if mode == "eval":
+        source = source.lstrip(" \t" if isinstance(source, str) else b" \t")
+    return compile_fn(source, "<string>", mode, flags, True)

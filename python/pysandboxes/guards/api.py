@@ -27,7 +27,7 @@ import builtins
 import sys
 
 from .. import _agent
-from . import AGENT, APP, STDLIB, THIRD_PARTY, busy, classify, frame_at
+from . import AGENT, APP, FUTURE_MASK, STDLIB, THIRD_PARTY, busy, classify, frame_at, with_futures
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -94,9 +94,7 @@ def original(fn):
 # __future__`` flags strings are compiled with.  These wrappers take both from
 # the caller explicitly.
 
-# co_flags bits of __future__ features that compile() inherits (PyCF_MASK).
-FUTURE_MASK = 0x1FE0000
-_compile = builtins.compile
+_compile = builtins.compile  # the original, for the wrappers' own compiles
 
 
 def _namespace(args, kwargs, frame):
@@ -112,19 +110,6 @@ def _namespace(args, kwargs, frame):
             loc = dict(loc)  # 3.13+: the builtin sees a snapshot, not the write-through proxy
     kwargs = {k: v for k, v in kwargs.items() if k not in ("globals", "locals")}
     return (frame.f_globals, loc) + tuple(args[2:]), kwargs
-
-
-def _with_futures(source, mode, frame):
-    """Compile a source string with the caller's __future__ flags, as the
-    builtin would; other sources are returned unchanged."""
-    if frame is None or not isinstance(source, (str, bytes, bytearray)):
-        return source
-    flags = frame.f_code.co_flags & FUTURE_MASK
-    if not flags:
-        return source
-    if mode == "eval":
-        source = source.lstrip(" \t" if isinstance(source, str) else b" \t")
-    return _compile(source, "<string>", mode, flags, True)
 
 
 def _make_dynamic(name, orig, qual, cat, judge):
@@ -148,7 +133,7 @@ def _make_dynamic(name, orig, qual, cat, judge):
             if exc is not None:
                 raise exc
             args, kwargs = _namespace(args, kwargs, frame)
-            return orig(_with_futures(source, mode, frame), *args, **kwargs)
+            return orig(with_futures(source, mode, frame, _compile), *args, **kwargs)
         wrapper = run
     wrapper.__name__ = wrapper.__qualname__ = name
     wrapper.__module__ = "builtins"
