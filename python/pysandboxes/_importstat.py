@@ -25,8 +25,9 @@ import system anything new (doc/supervisor.md §6):
   new modules.
 
 CPython keeps ``_path_stat`` separate "to make it easier to override (e.g.
-cache stat results)"; this module overrides it, ``_path_isfile`` and
-``SourceFileLoader.path_stats``.  Nothing here is a security boundary: the
+cache stat results)"; this module overrides it, ``_path_isfile``,
+``SourceFileLoader.path_stats`` and, to know when the path hooks run,
+``PathFinder._path_hooks``.  Nothing here is a security boundary: the
 supervisor decides every call that is still made, and skipping a repeat only
 skips a call that it allowed a moment ago.
 """
@@ -36,13 +37,15 @@ import os
 import stat
 import sys
 import time
-from _thread import get_ident
+from _thread import _local, get_ident
 
 import _frozen_importlib_external as _bx
 
 # The loader's stat follows the finder's at once in an import; a lazy loader
 # may wait longer, and then stats for itself.
 REUSE_NS = 50_000_000
+
+_tls = _local()  # .hooking: the path PathFinder's hooks are being run for
 
 
 def _under(path: str, roots: tuple[str, ...]) -> bool:
@@ -62,6 +65,7 @@ class ImportStats:
         self.real_lstat = os.lstat
         self.real_isfile = _bx._path_isfile
         self.real_path_stats = _bx.SourceFileLoader.path_stats
+        self.real_path_hooks = _bx.PathFinder._path_hooks
         self.saved: tuple = ()
 
     # -- directories ------------------------------------------------------------
@@ -119,12 +123,15 @@ class ImportStats:
             return self.real_stat(path)  # a finder directory stat-ed each time, as bare
         last = self._recall(path)
         if not self._finder_dir(path):
+            if getattr(_tls, "hooking", None) != path:
+                self.last = None
+                return self.real_stat(path)
             # Before its finder exists, a directory is stat-ed by the zip
             # importer's path hook, then the file finder's, then the finder
-            # itself: one call serves the three.
+            # itself: one call serves the three.  Only there: a finder made
+            # by hand looks at its directory through here too.
             if last is not None:
                 return last[3]
-            self.last = None
             st, link = self._lstat(path)
             self._remember(path, st, link)
             return st
@@ -139,6 +146,14 @@ class ImportStats:
         self.canonical[path] = True
         self.dirs[path] = st
         return st
+
+    def path_hooks(self, path):
+        prev = getattr(_tls, "hooking", None)
+        _tls.hooking = path
+        try:
+            return self.real_path_hooks(path)
+        finally:
+            _tls.hooking = prev
 
     def path_isfile(self, path) -> bool:
         self.last = None
@@ -166,10 +181,13 @@ class ImportStats:
             return stats.path_stats(loader, path)
 
         path_stats.__doc__ = self.real_path_stats.__doc__
-        self.saved = (_bx._path_stat, _bx._path_isfile, _bx.SourceFileLoader.path_stats)
+        self.saved = (_bx._path_stat, _bx._path_isfile, _bx.SourceFileLoader.path_stats,
+                      _bx.PathFinder.__dict__["_path_hooks"])
         _bx._path_stat = self.path_stat
         _bx._path_isfile = self.path_isfile
         _bx.SourceFileLoader.path_stats = path_stats  # type: ignore[method-assign]
+        _bx.PathFinder._path_hooks = staticmethod(self.path_hooks)  # type: ignore[method-assign]
 
     def uninstall(self) -> None:
-        _bx._path_stat, _bx._path_isfile, _bx.SourceFileLoader.path_stats = self.saved  # type: ignore[method-assign]
+        (_bx._path_stat, _bx._path_isfile, _bx.SourceFileLoader.path_stats,
+         _bx.PathFinder._path_hooks) = self.saved  # type: ignore[method-assign]

@@ -32,7 +32,8 @@ class Counted(unittest.TestCase):
         (self.root / "link").symlink_to(self.real)
         (self.ro / "ro_present.py").write_text("X = 1\n")
         bx = _importstat._bx
-        self.originals = (bx._path_stat, bx._path_isfile, bx.SourceFileLoader.path_stats)
+        self.originals = (bx._path_stat, bx._path_isfile, bx.SourceFileLoader.path_stats,
+                          bx.PathFinder.__dict__["_path_hooks"])
         self.stats = _importstat.ImportStats([str(self.rw)])
         self.calls: list[str] = []
         real = self.stats.real_stat
@@ -107,6 +108,23 @@ class Counted(unittest.TestCase):
         (pkg / "late.py").write_text("V = 5\n")
         self.assertEqual(importlib.import_module("sb_pkgw.late").V, 5)
 
+    def test_finder_outside_the_cache_sees_a_new_module_at_once(self) -> None:
+        # A FileFinder made by hand, or for a relative sys.path entry (its
+        # path is absolute, its key not): only the path hooks' own stats
+        # may share one call.
+        finder = importlib.machinery.FileFinder(str(self.rw), *_importstat._bx._get_supported_file_loaders())
+        self.assertIsNone(finder.find_spec("sb_manual"))
+        (self.rw / "sb_manual.py").write_text("M = 6\n")
+        self.assertIsNotNone(finder.find_spec("sb_manual"))
+        rel = os.path.relpath(self.rw)
+        sys.path.insert(0, rel)
+        with self.assertRaises(ImportError):
+            importlib.import_module("sb_relative")
+        with self.assertRaises(ImportError):
+            importlib.import_module("sb_relative")
+        (self.rw / "sb_relative.py").write_text("R = 7\n")
+        self.assertEqual(importlib.import_module("sb_relative").R, 7)
+
     def test_directory_under_a_writable_one_is_not_frozen(self) -> None:
         sub = self.rw / "sub"
         sub.mkdir()
@@ -161,7 +179,8 @@ class Counted(unittest.TestCase):
     def test_uninstall_restores_importlib(self) -> None:
         bx = _importstat._bx
         self.stats.uninstall()
-        self.assertEqual((bx._path_stat, bx._path_isfile, bx.SourceFileLoader.path_stats), self.originals)
+        self.assertEqual((bx._path_stat, bx._path_isfile, bx.SourceFileLoader.path_stats,
+                          bx.PathFinder.__dict__["_path_hooks"]), self.originals)
         self.stats.install()
 
 
