@@ -191,7 +191,8 @@ def install(agent: _agent.Agent) -> None:
         # and none is kept; the repeated stats of one import still go.
         from . import _importstat
 
-        _importstat.ImportStats(writable if agent.enforcing else ["/"]).install()
+        if _importstat.supported():
+            _importstat.ImportStats(writable if agent.enforcing else ["/"]).install()
     sys.addaudithook(_make_hook(handlers, agent))
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=agent.after_fork)

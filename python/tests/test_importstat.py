@@ -184,6 +184,22 @@ class Counted(unittest.TestCase):
         self.stats.install()
 
 
+class Support(unittest.TestCase):
+    def test_this_interpreter(self) -> None:
+        self.assertTrue(_importstat.supported())
+
+    def test_an_importlib_without_the_helpers(self) -> None:
+        # A future CPython may rename them: the program runs, unoptimised.
+        bx = _importstat._bx
+        saved = bx._path_isfile
+        del bx._path_isfile
+        try:
+            self.assertFalse(_importstat.supported())
+        finally:
+            bx._path_isfile = saved
+        self.assertTrue(_importstat.supported())
+
+
 class Wiring(unittest.TestCase):
     PROBE = ("import _frozen_importlib_external as b; "
              "print(type(getattr(b._path_stat, '__self__', None)).__name__)")
