@@ -7,8 +7,9 @@
  * handed over in a buffer of exactly its length (no terminator).
  *
  * Promises checked:
- *  - the parser returns the number of events it delivered, or -EINVAL;
- *  - each event is one of the agent's kinds (import, api, env, dns) with
+ *  - the parser returns the number of events it delivered (at least one),
+ *    or -EINVAL;
+ *  - each event is one of the agent's kinds (import, api, env, dns, eval) with
  *    NUL-terminated fields free of control characters (they reach terminals,
  *    logs and rule files), a known verdict, and an address only for dns;
  *  - each event gives a JSON line cJSON parses and a one-line notice;
@@ -54,7 +55,8 @@ static void on_event(const struct sb_event *ev, void *data)
 
 	s->n++;
 	FUZZ_CHECK(ev->kind == SB_EV_IMPORT || ev->kind == SB_EV_API || ev->kind == SB_EV_ENV ||
-		   ev->kind == SB_EV_DNS);
+		   ev->kind == SB_EV_DNS || ev->kind == SB_EV_EVAL);
+	FUZZ_CHECK(ev->kind != SB_EV_EVAL || (unsigned)ev->eval_key < SB_EVAL__COUNT);
 	FUZZ_CHECK(ev->verdict == SB_ALLOWED || ev->verdict == SB_DENIED || ev->verdict == SB_WOULD_DENY);
 	FUZZ_CHECK(ev->nr == -1 && ev->pid >= 0 && ev->tid >= 0);
 	FUZZ_CHECK(ev->category >= -1 && ev->category < SB_API__COUNT);
@@ -97,7 +99,7 @@ static void check_learned(struct sb_learn *l)
 		FUZZ_CHECK(nl != NULL);
 		FUZZ_CHECK(fuzz_one_line(line, (size_t)(nl - line)));
 		FUZZ_CHECK(line[0] == '#' || !strncmp(line, "python-import=", 14) || !strncmp(line, "python-api=", 11) ||
-			   !strncmp(line, "env=", 4) || !strncmp(line, "net=", 4));
+			   !strncmp(line, "env=", 4) || !strncmp(line, "net=", 4) || !strncmp(line, "eval-", 5));
 	}
 	free(text);
 	lenv_clean(&env);

@@ -683,6 +683,7 @@ static int emit_eval(const cJSON *o, struct sb_event *ev, sb_event_fn *fn, void 
 	const char *profile = json_str(o, "profile");
 	const char *site = json_str(o, "context_site");
 	const char *caller = json_str(o, "caller_site");
+	const char *reason = json_str(o, "reason");
 	int n = 0;
 
 	ev->kind = SB_EV_EVAL;
@@ -697,7 +698,7 @@ static int emit_eval(const cJSON *o, struct sb_event *ev, sb_event_fn *fn, void 
 			return -EINVAL;
 		cJSON_ArrayForEach(it, list) {
 			if (!cJSON_IsString(it) || !eval_token_ok(it->valuestring, k == SB_EVAL_IMPORT) ||
-			    ++n > EVAL_TOKENS_MAX)
+			    (k == SB_EVAL_SYNTAX && !sb_eval_syntax_known(it->valuestring)) || ++n > EVAL_TOKENS_MAX)
 				return -EINVAL;
 		}
 	}
@@ -729,7 +730,20 @@ static int emit_eval(const cJSON *o, struct sb_event *ev, sb_event_fn *fn, void 
 		eval_emit_one(ev, SB_EVAL_CONTEXT_SITE, site, fn, data);
 		n++;
 	}
-	return n;
+	if (n == 0 && ev->verdict == SB_DENIED && reason && *reason) {
+		/* A limit (eval-timeout, eval-max-iterations, ...) or a construct
+		 * no rule allows stopped it: the log still shows the refusal,
+		 * named by the guard's reason. */
+		ev->eval_key = SB_EVAL_REFUSED;
+		copy_text(ev->name, sizeof(ev->name), reason);
+		ev->tip[0] = '\0';
+		if (fn)
+			fn(ev, data);
+		n++;
+	}
+	/* Nothing to report is no message: the parser's callers count on
+	 * every message they accept giving at least one event. */
+	return n ? n : -EINVAL;
 }
 
 static int parse_object(const cJSON *o, struct sb_event *ev, sb_event_fn *fn, void *data)

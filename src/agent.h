@@ -95,8 +95,9 @@ void sb_agent_free(struct sb_agent *a);
 
 /* Turn one agent message (JSON text, `len` bytes, not necessarily
  * NUL-terminated) into events handed to fn (a "dns" message with several
- * addresses gives one event per address).  Returns the number of events,
- * -EINVAL for a malformed or unknown message (the reader ignores it), or
+ * addresses gives one event per address).  Returns the number of events
+ * (at least one), -EINVAL for a malformed or unknown message or one with
+ * nothing to report (the reader ignores it), or
  * -ENOMEM.  Exposed for the unit tests. */
 int sb_agent_parse_message(const char *msg, size_t len, sb_event_fn *fn, void *data);
 

@@ -14,5 +14,5 @@ src/agent.$(OBJEXT) src/libsbsup_a-agent.$(OBJEXT): src/agent-paths.h
 check_PROGRAMS += tests/unit/check_agent
 TESTS += tests/unit/check_agent
 tests_unit_check_agent_SOURCES = tests/unit/check_agent.c
-tests_unit_check_agent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_agent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -DRULES_DIR='"$(abs_top_srcdir)/rules"'
 tests_unit_check_agent_LDADD = $(SB_LIBS) $(SB_EXT_LIBS) $(CHECK_LIBS)

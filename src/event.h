@@ -41,6 +41,9 @@ enum sb_eval_key {
 	SB_EVAL_MAGIC,
 	SB_EVAL_CONTEXT_SITE,
 	SB_EVAL_CALLER_SITE,	/* a bare evaluation that needed the caller's scope */
+	SB_EVAL_REFUSED,	/* refused for a reason no eval-* list lifts (a limit
+				 * such as eval-timeout, a construct never allowed):
+				 * the name is the guard's reason, never learned */
 	SB_EVAL__COUNT
 };
 

@@ -480,14 +480,16 @@ int sb_learn_store_eval(struct sb_learn *l, const char *profile, enum sb_eval_ke
 	char key[2 * SB_EV_NAME_MAX + 4];
 	bool ok;
 
-	if ((unsigned)k >= SB_EVAL__COUNT || strlen(profile) >= SB_EV_NAME_MAX ||
+	/* A refusal for a limit is not a construct: no rule to learn. */
+	if ((unsigned)k >= SB_EVAL__COUNT || k == SB_EVAL_REFUSED || strlen(profile) >= SB_EV_NAME_MAX ||
 	    strlen(token) >= SB_EV_NAME_MAX || !eval_word(profile, "-", true))
 		return -EINVAL;
 	/* A call site is only ever written inside a comment; a token becomes
 	 * part of a rule line. */
 	ok = k >= SB_EVAL_CONTEXT_SITE ? token[0] && !strpbrk(token, "\n\r\t")
 				       : eval_word(token, k == SB_EVAL_IMPORT ? "." : "", false) &&
-						 !isdigit((unsigned char)token[0]);
+						 !isdigit((unsigned char)token[0]) &&
+						 (k != SB_EVAL_SYNTAX || sb_eval_syntax_known(token));
 	if (!ok)
 		return -EINVAL;
 	snprintf(key, sizeof(key), "%s\t%d\t%s", profile, (int)k, token);

@@ -603,7 +603,7 @@ static void out_json_eval(struct out *o, const struct sb_event *ev)
 {
 	static const char *const keys[SB_EVAL__COUNT] = {
 		"eval-syntax", "eval-import", "eval-call", "eval-attribute", "eval-magic", "context-site",
-		"caller-site",
+		"caller-site", "refused",
 	};
 
 	if ((unsigned)ev->eval_key < SB_EVAL__COUNT)
@@ -813,6 +813,7 @@ static void out_reason(struct out *o, const struct sb_event *ev)
 	case SB_EV_EVAL:
 		out_s(o, ev->eval_key == SB_EVAL_CONTEXT_SITE  ? "the namespace came from the call site"
 			 : ev->eval_key == SB_EVAL_CALLER_SITE ? "a guarded evaluation does not see the caller's variables"
+			 : ev->eval_key == SB_EVAL_REFUSED     ? "stopped by the eval guard"
 							       : "not allowed by an eval-* rule");
 		return;
 	}

@@ -73,6 +73,11 @@ static bool in_list(const char *s, const char *const *l)
 	return false;
 }
 
+bool sb_eval_syntax_known(const char *tok)
+{
+	return in_list(tok, syntax_groups) || in_list(tok, ast_nodes);
+}
+
 /* ", closest known token is 'x'" when one is close enough (difflib's 0.6). */
 static const char *suggest(struct pol_ctx *c, const char *tok, const char *const *a, const char *const *b)
 {
@@ -145,7 +150,7 @@ static void parse_list(struct pol_ctx *c, struct pol_line *l, struct pol_eval_pr
 			pol_err(c, l, "In '%s', a pattern is not accepted on %s: the vocabulary is finite.", l->ref.text, key);
 			return;
 		}
-		if (k == POL_EV_SYNTAX && !in_list(tok, syntax_groups) && !in_list(tok, ast_nodes)) {
+		if (k == POL_EV_SYNTAX && !sb_eval_syntax_known(tok)) {
 			pol_err(c, l, "In '%s', unknown syntax token '%s'%s.", l->ref.text, tok,
 				suggest(c, tok, syntax_groups, ast_nodes));
 			return;

@@ -257,6 +257,11 @@ bool sb_policy_env_covers(const struct sb_policy *p, const char *name);
 /* python-import= decision for a module (judged on its top-level name). */
 bool sb_policy_import_allowed(const struct sb_policy *p, const char *module);
 
+/* Is `tok` a word eval-syntax= accepts (a group or an AST node class)?  The
+ * agent's reports and the learner check it: a learned line the loader would
+ * refuse would make the whole learned file unreadable. */
+bool sb_eval_syntax_known(const char *tok);
+
 /* Does the policy set eval-namespace for this profile ("" = default)?  The
  * learner must not set a scalar twice (the loader refuses that). */
 bool sb_policy_eval_namespace_set(const struct sb_policy *p, const char *profile);

@@ -11,6 +11,7 @@ line>``, and ``DONE`` at the end.  The test exits 77 only when
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 import textwrap
@@ -46,7 +47,8 @@ PYTHONS = [sbtest.PYTHON] + [p for p in sbtest.pyenv_pythons() if os.path.realpa
 class EvalGuard(unittest.TestCase):
     checked = False
 
-    def run_case(self, rules: str, body: str, python: str | None = None):
+    def run_case(self, rules: str, body: str, python: str | None = None, log: list | None = None):
+        """Run the program; with `log`, append the eval events of --log to it."""
         with sbtest.Scratch() as s:
             policy = s.policy(BASE.format(scratch=s.dir) + textwrap.dedent(rules), name="policy")
             if not EvalGuard.checked:
@@ -55,7 +57,14 @@ class EvalGuard(unittest.TestCase):
                     sbtest.skip("the in-interpreter agent is disabled (python-sb --check-config)")
                 EvalGuard.checked = True
             s.write("prog.py", PRELUDE + textwrap.dedent(body) + "\nprint('DONE', flush=True)\n")
-            r = sbtest.run_sb([f"--pysandboxes-config={policy}", "prog.py"], cwd=s.dir, python=python, timeout=120)
+            args = [f"--pysandboxes-config={policy}", "prog.py"]
+            if log is not None:
+                args.insert(0, f"--log={s.dir}/log.json")
+            r = sbtest.run_sb(args, cwd=s.dir, python=python, timeout=120)
+            if log is not None:
+                for line in Path(s.dir, "log.json").read_text().splitlines():
+                    if '"kind":"eval"' in line:
+                        log.append(json.loads(line))
         lines = {}
         for line in r.stdout.splitlines():
             label, sep, rest = line.partition(": ")
@@ -160,6 +169,7 @@ class EvalGuard(unittest.TestCase):
                 self.done(r)
 
     def test_g3_infinite_loop(self):
+        log: list = []
         r, lines = self.run_case("eval-syntax=loop\neval-timeout=1s\n", """
             t0 = time.monotonic()
             try:
@@ -170,11 +180,17 @@ class EvalGuard(unittest.TestCase):
             except BaseException as e:
                 print("interrupted:", type(e).__name__, e.reason)
             print("regained:", time.monotonic() - t0 < 2.0)
-        """)
+        """, log=log)
         self.expect(r, lines, "interrupted", "EvalInterrupted eval-")
         self.expect(r, lines, "regained", "True")
         self.assertNotIn("caught-by-Exception", lines)
         self.done(r)
+        # The refusal is in the log, named by the limit that stopped it.
+        reason = lines["interrupted"].split()[-1]
+        refused = [e for e in log if e.get("eval_key") == "refused"]
+        self.assertEqual(len(refused), 1, log)
+        self.assertEqual((refused[0]["verdict"], refused[0]["object"]), ("denied", reason), refused)
+        self.assertIn("prog.py", refused[0].get("python", ""), refused)
 
     def test_g4_recursion(self):
         r, lines = self.run_case("eval-syntax=func, arith\neval-max-call-depth=10\n", """

@@ -15,6 +15,7 @@
 
 #include "agent.h"
 #include "diag.h"
+#include "learn.h"
 #include "policy.h"
 
 /* ---- sb_agent_loadable --------------------------------------------------- */
@@ -146,6 +147,8 @@ START_TEST(agent_parse_eval)
 		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\",\"features\":[\"len\"]}",
 		"{\"kind\":\"eval\",\"name\":\"eval\",\"profile\":\"a=b\",\"verdict\":\"would-deny\",\"features\":{\"eval-call\":[\"len\"]}}",
 		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\",\"context_site\":\"\"}",
+		/* a syntax word the loader refuses would make the learned file unreadable */
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\",\"features\":{\"eval-syntax\":[\"BiincludeCall\"]}}",
 	};
 
 	ck_assert_int_eq(sb_agent_parse_message(ok, strlen(ok), collect, &c), 6);
@@ -168,6 +171,51 @@ START_TEST(agent_parse_eval)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		c.n = 0;
 		ck_assert_msg(sb_agent_parse_message(bad[i], strlen(bad[i]), collect, &c) == -EINVAL, "%s", bad[i]);
+		ck_assert_int_eq(c.n, 0);
+	}
+}
+END_TEST
+
+/* An evaluation stopped by a limit is reported by its reason alone: it is
+ * one refusal in the log, with nothing to learn.  An eval message with
+ * nothing to report is malformed (fuzz_agent_msg found one taken as zero
+ * events). */
+START_TEST(agent_parse_eval_refused)
+{
+	struct collected c = { .n = 0 };
+	const char *limit = "{\"kind\":\"eval\",\"name\":\"eval:calc\",\"profile\":\"calc\",\"verdict\":\"denied\","
+			    "\"pyloc\":\"a.py:9 in run()\",\"reason\":\"eval-timeout:calc=1s\\nmore\"}";
+	static const char *const empty[] = {
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\"}",
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"denied\",\"features\":{\"eval-call\":[]}}",
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"denied\",\"reason\":\"\"}",
+		/* a reason is a refusal's: learning reports constructs only */
+		"{\"kind\":\"eval\",\"name\":\"eval\",\"verdict\":\"would-deny\",\"reason\":\"eval-timeout=1s\"}",
+		"{\"kind\":\"eval\\u0000\",\"name\":\"A\",\"o\":\"read\",\"verdict\":\"would-deny\"}",
+	};
+	struct sb_learn_opts o = { .datadir = RULES_DIR };
+	struct sb_learn *l = NULL;
+	char *text = NULL;
+	struct sb_diag d;
+
+	ck_assert_int_eq(sb_learn_new(&o, &l), 0);
+	sb_diag_init(&d);
+	ck_assert_int_eq(sb_agent_parse_message(limit, strlen(limit), collect, &c), 1);
+	ck_assert_int_eq(c.ev[0].kind, SB_EV_EVAL);
+	ck_assert_int_eq(c.ev[0].eval_key, SB_EVAL_REFUSED);
+	ck_assert_int_eq(c.ev[0].verdict, SB_DENIED);
+	ck_assert_int_eq(c.ev[0].err, EPERM);
+	ck_assert_str_eq(c.ev[0].name, "eval-timeout:calc=1s?more");
+	ck_assert_str_eq(c.ev[0].tip, "");
+	sb_learn_record(l, &c.ev[0]);
+	ck_assert_int_eq(sb_learn_lines(l, &text, &d), 0);
+	ck_assert_ptr_null(strstr(text, "eval-timeout"));
+	free(text);
+	sb_diag_free(&d);
+	sb_learn_free(l);
+	for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++) {
+		c.n = 0;
+		ck_assert_msg(sb_agent_parse_message(empty[i], strlen(empty[i]), collect, &c) == -EINVAL, "%s", empty[i]);
 		ck_assert_int_eq(c.n, 0);
 	}
 }
@@ -424,6 +472,7 @@ static Suite *agent_suite(void)
 	tcase_add_loop_test(tc, agent_loadable_options, 0, sizeof(loadable_cases) / sizeof(loadable_cases[0]));
 	tcase_add_loop_test(tc, agent_parse_messages, 0, sizeof(parse_cases) / sizeof(parse_cases[0]));
 	tcase_add_test(tc, agent_parse_eval);
+	tcase_add_test(tc, agent_parse_eval_refused);
 	tcase_add_test(tc, agent_parse_details);
 	tcase_add_test(tc, agent_parse_bounds);
 	tcase_add_test(tc, agent_prepare_no_py_sandbox);

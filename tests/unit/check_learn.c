@@ -507,6 +507,10 @@ START_TEST(eval_hostile_tokens)
 	ck_assert_int_eq(sb_learn_store_eval(l, "x=y", SB_EVAL_CALL, "len", NULL), -EINVAL);
 	ck_assert_int_eq(sb_learn_store_eval(l, "", SB_EVAL_CONTEXT_SITE, "a.py:1\neval-call=open", NULL), -EINVAL);
 	ck_assert_int_eq(sb_learn_store_eval(l, "", SB_EVAL__COUNT, "len", NULL), -EINVAL);
+	/* The loader knows the syntax words: an unknown one would make the
+	 * learned file unreadable.  A refusal's reason is not a construct. */
+	ck_assert_int_eq(sb_learn_store_eval(l, "", SB_EVAL_SYNTAX, "BiincludeCall", NULL), -EINVAL);
+	ck_assert_int_eq(sb_learn_store_eval(l, "", SB_EVAL_REFUSED, "eval-timeout=1s", NULL), -EINVAL);
 	text = lines_of(l);
 	ck_assert_str_eq(text, "");
 	free(text);
