@@ -187,12 +187,16 @@ def install(agent: _agent.Agent) -> None:
         _install_refusal_notes(agent, finder, eager)
     writable = agent.rules.get("writable")
     if isinstance(writable, list):
-        # Learning and audit refuse no write, so any directory may change
-        # and none is kept; the repeated stats of one import still go.
+        # Learning and audit refuse no write: a directory is kept only if
+        # this uid could not write it bare (never as root); the repeated
+        # stats of one import go in every mode.
         from . import _importstat
 
         if _importstat.supported():
-            _importstat.ImportStats(writable if agent.enforcing else ["/"]).install()
+            if agent.enforcing:
+                _importstat.ImportStats(writable).install()
+            else:
+                _importstat.ImportStats([], by_mode=True).install()
     sys.addaudithook(_make_hook(handlers, agent))
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=agent.after_fork)

@@ -9,7 +9,10 @@ import system anything new (doc/supervisor.md §6):
   added since it listed it.  In enforce mode, a directory the policy does not
   let the program write can only change from outside the sandbox, and
   Python's documentation already asks for ``importlib.invalidate_caches()``
-  after modules are created that way while a program runs.  Such a directory
+  after modules are created that way while a program runs.  Learning and
+  audit refuse no write: there the line is the kernel's, a directory this
+  (non-root) user could not write even bare, by its mode (any group or other
+  write bit, an ACL's mask among them, counts as writable).  Such a directory
   is stat-ed once; ``invalidate_caches()`` still makes its finder list it
   again (the finder forgets the time it compares).  A directory reached
   through a symbolic link keeps the per-lookup stat: the policy's paths are
@@ -66,8 +69,12 @@ def _under(path: str, roots: tuple[str, ...]) -> bool:
 class ImportStats:
     """The overrides, and what they remember."""
 
-    def __init__(self, writable: list[str]) -> None:
+    def __init__(self, writable: list[str], by_mode: bool = False) -> None:
         self.writable = tuple(w for w in writable if isinstance(w, str) and w.startswith("/"))
+        # Learning and audit: also keep a directory this uid may write by its
+        # mode (see the top); root may write any, so nothing is kept for it.
+        self.by_mode = by_mode
+        self.euid = os.geteuid()
         # finder directory -> its stat once frozen, or None: stat it each time
         self.dirs: dict[str, os.stat_result | None] = {}
         self.canonical: dict[str, bool] = {"/": True}
@@ -102,7 +109,12 @@ class ImportStats:
 
     def _freezable(self, path: str) -> bool:
         return (os.path.isabs(path) and os.path.normpath(path) == path and not _under(path, self.writable)
-                and self._is_canonical(os.path.dirname(path)))
+                and (not self.by_mode or self.euid != 0) and self._is_canonical(os.path.dirname(path)))
+
+    def _may_write(self, st: os.stat_result) -> bool:
+        """Could this uid write the directory, by its mode alone?"""
+        mode = st.st_mode
+        return bool(mode & (stat.S_IWGRP | stat.S_IWOTH)) or (st.st_uid == self.euid and bool(mode & stat.S_IWUSR))
 
     # -- the last stat, for the next question about the same path ----------------
 
@@ -151,7 +163,7 @@ class ImportStats:
             self.dirs[path] = None
             return self.real_stat(path)
         st, link = (last[3], last[4]) if last is not None and last[4] is not None else self._lstat(path)
-        if link or not stat.S_ISDIR(st.st_mode):
+        if link or not stat.S_ISDIR(st.st_mode) or (self.by_mode and self._may_write(st)):
             self.dirs[path] = None
             return self.real_stat(path) if link else st
         self.canonical[path] = True

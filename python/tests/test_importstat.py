@@ -125,6 +125,37 @@ class Counted(unittest.TestCase):
         (self.rw / "sb_relative.py").write_text("R = 7\n")
         self.assertEqual(importlib.import_module("sb_relative").R, 7)
 
+    def by_mode(self, euid: int) -> None:
+        """Learning or audit, as user `euid` (the test itself runs as anyone)."""
+        self.stats.writable = ()
+        self.stats.by_mode = True
+        self.stats.euid = euid
+
+    def test_learning_keeps_a_directory_this_user_cannot_write(self) -> None:
+        other = os.stat(self.ro).st_uid + 1
+        self.by_mode(other)
+        os.chmod(self.ro, 0o755)
+        self.lookups(self.ro)
+        self.assertEqual(self.calls.count(str(self.ro)), 1)
+
+    def test_learning_looks_each_time_where_this_user_could_write(self) -> None:
+        # Its own directory, a group- or other-writable one (an ACL's mask
+        # shows there too), and any directory for root.
+        owner = os.stat(self.ro).st_uid
+        for euid, mode in ((owner, 0o755), (owner + 1, 0o775), (owner + 1, 0o757), (0, 0o555)):
+            with self.subTest(euid=euid, mode=oct(mode)):
+                where = self.root / f"d{euid}_{mode:o}"
+                where.mkdir()
+                os.chmod(where, mode)
+                self.by_mode(euid)
+                self.calls.clear()
+                self.lookups(where, 5)
+                self.assertGreaterEqual(self.calls.count(str(where)), 5)
+                os.chmod(where, 0o755)
+        where = self.root / f"d{owner}_755"
+        (where / "sb_learned_late.py").write_text("L = 8\n")
+        self.assertEqual(importlib.import_module("sb_learned_late").L, 8)
+
     def test_directory_under_a_writable_one_is_not_frozen(self) -> None:
         sub = self.rw / "sub"
         sub.mkdir()
@@ -212,13 +243,13 @@ class Wiring(unittest.TestCase):
     def test_enforce_installs(self) -> None:
         self.assertEqual(self.run_probe(rules(writable=["/tmp"])), "ImportStats")
 
-    def test_learn_and_audit_keep_no_directory(self) -> None:
-        # Nothing is refused there: any directory may change.
-        probe = self.PROBE.replace("print(", "print(getattr(b._path_stat, '__self__', None).writable, ")
+    def test_learn_and_audit_judge_by_mode(self) -> None:
+        # Nothing is refused there: what this uid may write may change.
+        probe = self.PROBE.replace("print(", "s = getattr(b._path_stat, '__self__', None); print(s.writable, s.by_mode, ")
         for mode in ("learn", "audit"):
-            run = run_agent(["-c", probe], rules(mode=mode, writable=[]))
+            run = run_agent(["-c", probe], rules(mode=mode, writable=["/tmp"]))
             self.assertEqual(run.returncode, 0, run.stderr)
-            self.assertEqual(run.stdout.split(), ["('/',)", "ImportStats"])
+            self.assertEqual(run.stdout.split(), ["()", "True", "ImportStats"])
 
     def test_no_writable_list_no_override(self) -> None:
         self.assertEqual(self.run_probe(rules()), "NoneType")

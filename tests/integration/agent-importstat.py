@@ -4,16 +4,19 @@ python-sb: in enforce mode a module directory the policy keeps read-only is
 stat-ed once, not at every lookup, and a module file once per import; a
 writable directory is looked at each time, so a module the program writes
 there imports at once, as bare.  The supervisor's log counts the calls.
-Audit mode and --py-sandbox=false look at every directory each time
-(nothing is refused there, or no agent runs)."""
+Audit and learning keep only a directory the user could not write bare (as
+root, none); --py-sandbox=false looks at every directory each time (no
+agent runs)."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import unittest
 
 import sbtest
-from agentlib import Case, pythons
+from agentlib import DEBIAN_PYTHON, Case, pythons
 
 PROG = """
 import importlib, sys
@@ -48,13 +51,20 @@ class ImportStats(unittest.TestCase):
     def tearDown(self) -> None:
         self.scratch.__exit__()
 
-    def stats(self, python: str, *opts: str) -> dict[str, int]:
+    def stats(self, python: str, *opts: str, user: bool = False) -> dict[str, int]:
         # With its bytecode there, as an installed module has it: without,
         # the loader stats the source once more to write it.
         subprocess.run([python, "-m", "compileall", "-q", str(self.ro)], check=True)
         self.log.unlink(missing_ok=True)
-        cp = self.case.run([f"--log={self.log}", *opts, str(self.prog), str(self.ro), str(self.rw)],
-                           python=python)
+        (self.rw / "rw_late.py").unlink(missing_ok=True)
+        args = [f"--log={self.log}", *opts, str(self.prog), str(self.ro), str(self.rw)]
+        if user:
+            # python-sb itself as an ordinary user, who may write rw only.
+            cp = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sbtest.PYTHON_SB,
+                                 f"--python={python}", f"--pysandboxes-config={self.case.policy}", *args],
+                                cwd=self.case.dir, capture_output=True, text=True, timeout=120)
+        else:
+            cp = self.case.run(args, python=python)
         self.assertEqual(cp.returncode, 0, cp.stderr)
         self.assertEqual(cp.stdout.split(), ["30", "ro", "late"])
         counts: dict[str, int] = {}
@@ -74,13 +84,34 @@ class ImportStats(unittest.TestCase):
                 self.assertGreaterEqual(n.get(str(self.rw), 0), 30, n)
 
     def test_every_lookup_without_enforcement_or_agent(self) -> None:
-        # Auditing, the agent keeps no directory but still spares the
-        # loader's repeat of the finder's stat; without it, both are made.
+        # Auditing as root, the agent keeps no directory but still spares
+        # the loader's repeat of the finder's stat; without it, both are made.
+        if os.geteuid() != 0:
+            self.skipTest("needs root: as another user the agent keeps what it may not write")
         for opts, file_stats in ((["--audit"], 1), (["--py-sandbox=false"], 2)):
             with self.subTest(opts=opts):
                 n = self.stats(sbtest.PYTHON, *opts)
                 self.assertGreaterEqual(n.get(str(self.ro), 0), 30, n)
                 self.assertEqual(n.get(str(self.ro / "ro_mod.py"), 0), file_stats, n)
+
+    def test_audit_and_learning_keep_what_the_user_cannot_write(self) -> None:
+        # Nothing is refused there, so the line is the kernel's: a user
+        # cannot add a module to a directory of root's (0755) even bare, and
+        # still sees at once the one it writes into its own.
+        if os.geteuid() != 0 or shutil.which("setpriv") is None:
+            self.skipTest("needs root and setpriv to run python-sb as another user")
+        root = self.case.dir
+        os.chmod(root, 0o755)
+        for f in root.iterdir():
+            os.chmod(f, 0o755 if f.is_dir() else 0o644)
+        os.chown(self.rw, 65534, 65534)
+        self.log = self.rw / "log.jsonl"
+        for opts in (["--audit"], [f"--learn={self.rw / 'learned'}"]):
+            with self.subTest(opts=opts):
+                n = self.stats(DEBIAN_PYTHON, *opts, user=True)
+                self.assertEqual(n.get(str(self.ro), 0), 1, n)
+                self.assertEqual(n.get(str(self.ro / "ro_mod.py"), 0), 1, n)
+                self.assertGreaterEqual(n.get(str(self.rw), 0), 30, n)
 
 
 if __name__ == "__main__":
