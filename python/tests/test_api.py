@@ -147,6 +147,31 @@ class Enforce(unittest.TestCase):
         run = run_agent(["-c", code], rules())
         self.assertIn("builtins.compile() is denied by the API guard (category: dynamic-code)", run.stderr)
 
+    def test_importlib_gets_the_originals_behind_the_events(self) -> None:
+        # Module code runs through importlib's own reference to the builtin
+        # exec (no wrapper per import); called from the program, that
+        # reference is judged like any other.
+        code = textwrap.dedent("""\
+            import _frozen_importlib_external as bx, builtins, colorsys
+            from pysandboxes.guards.api import original
+            print(bx.exec is original(builtins.exec), bx.compile is original(builtins.compile))
+            for label, call in (("exec", lambda: bx.exec((lambda: 0).__code__, {})),
+                                ("compile", lambda: bx.compile("1", "s", "eval"))):
+                try:
+                    call()
+                    print(label, "ran")
+                except PermissionError as e:
+                    print(label, e.qualname)
+            """)
+        run = run_agent(["-c", code], rules())
+        self.assertEqual(run.stdout.split("\n")[:3], ["True True", "exec builtins.exec", "compile builtins.compile"],
+                         run.stderr)
+        # One of the three allowed: no event stands behind the originals,
+        # and importlib keeps the builtins' (the wrappers).
+        run = run_agent(["-c", "import _frozen_importlib_external as bx, colorsys; print('exec' in vars(bx))"],
+                        rules(allow=("builtins.compile",)))
+        self.assertEqual(run.stdout, "False\n", run.stderr)
+
     def test_eval_rules_guard_dynamic_code(self) -> None:
         # eval-* rules hand eval/exec/compile to the eval guard: the declared
         # sub-language runs, anything else is rejected before running.
