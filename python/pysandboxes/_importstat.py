@@ -11,8 +11,8 @@ import system anything new (doc/supervisor.md §6):
   Python's documentation already asks for ``importlib.invalidate_caches()``
   after modules are created that way while a program runs.  Learning and
   audit refuse no write: there the line is the kernel's, a directory this
-  (non-root) user could not write even bare, by its mode (any group or other
-  write bit, an ACL's mask among them, counts as writable).  Such a directory
+  (non-root) user could not write even bare: not its own, and without a
+  group or other write bit (an ACL's mask shows there).  Such a directory
   is stat-ed once; ``invalidate_caches()`` still makes its finder list it
   again (the finder forgets the time it compares).  A directory reached
   through a symbolic link keeps the per-lookup stat: the policy's paths are
@@ -112,9 +112,10 @@ class ImportStats:
                 and (not self.by_mode or self.euid != 0) and self._is_canonical(os.path.dirname(path)))
 
     def _may_write(self, st: os.stat_result) -> bool:
-        """Could this uid write the directory, by its mode alone?"""
-        mode = st.st_mode
-        return bool(mode & (stat.S_IWGRP | stat.S_IWOTH)) or (st.st_uid == self.euid and bool(mode & stat.S_IWUSR))
+        """Could this uid write the directory?  Its owner may (chmod gives
+        it back whatever its mode says), and anyone a write bit of the group
+        or others may concern."""
+        return st.st_uid == self.euid or bool(st.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
 
     # -- the last stat, for the next question about the same path ----------------
 

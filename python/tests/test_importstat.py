@@ -139,20 +139,28 @@ class Counted(unittest.TestCase):
         self.assertEqual(self.calls.count(str(self.ro)), 1)
 
     def test_learning_looks_each_time_where_this_user_could_write(self) -> None:
-        # Its own directory, a group- or other-writable one (an ACL's mask
-        # shows there too), and any directory for root.
+        # Its own directory (even read-only: its owner may chmod it), a
+        # group- or other-writable one (an ACL's mask shows there too), and
+        # any directory for root.
         owner = os.stat(self.ro).st_uid
-        for euid, mode in ((owner, 0o755), (owner + 1, 0o775), (owner + 1, 0o757), (0, 0o555)):
+        if owner == 0:
+            owner = 4242  # as root, directories of another owner are made for the test
+        for euid, mode in ((owner, 0o755), (owner, 0o555), (owner + 1, 0o775), (owner + 1, 0o757), (0, 0o555)):
             with self.subTest(euid=euid, mode=oct(mode)):
                 where = self.root / f"d{euid}_{mode:o}"
                 where.mkdir()
+                if os.geteuid() == 0 and euid == owner:
+                    os.chown(where, owner, -1)
                 os.chmod(where, mode)
                 self.by_mode(euid)
                 self.calls.clear()
                 self.lookups(where, 5)
                 self.assertGreaterEqual(self.calls.count(str(where)), 5)
                 os.chmod(where, 0o755)
-        where = self.root / f"d{owner}_755"
+        # Judged writable once, looked at each time: a module written there
+        # imports at once.
+        self.by_mode(owner + 1)
+        where = self.root / f"d{owner + 1}_757"
         (where / "sb_learned_late.py").write_text("L = 8\n")
         self.assertEqual(importlib.import_module("sb_learned_late").L, 8)
 
