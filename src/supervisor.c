@@ -54,6 +54,11 @@
 #define SB_TGID_CACHE 1024
 #define SB_INTR_PERIOD_NS (20 * 1000 * 1000)
 #define SB_EV_PERIOD_NS (5 * 1000 * 1000)	/* event thread's polling period */
+/* Periods with nothing to do before the event thread and the interrupter
+ * sleep until woken (about 100 ms): an idle program (a server waiting for
+ * its next request) costs no wake-ups, a busy one no futex per call. */
+#define SB_EV_QUIET_ROUNDS 20
+#define SB_INTR_QUIET_ROUNDS 5
 #define SB_STALL_NS (50ull * 1000 * 1000)	/* a decision this long hands the role on */
 #define SB_HANDOVER_NS (200ull * 1000)		/* the same for a blocking call */
 
@@ -95,6 +100,7 @@ struct sb_sup {
 	atomic_uint recv_gen;		/* bumped each time the role changes hands */
 	_Atomic uint64_t busy_since;	/* the receiver's decision began (0: receiving) */
 	atomic_bool busy_blocking;	/* ... and it is in a blocking call */
+	atomic_bool intr_asleep;	/* the interrupter waits for a decision to watch */
 
 	pthread_mutex_t blk_lock;	/* blocking calls */
 	pthread_cond_t blk_cond;
@@ -107,7 +113,7 @@ struct sb_sup {
 	pthread_cond_t ev_nonempty, ev_nonfull;
 	struct sb_event *ring;		/* owned, SB_RING slots */
 	size_t ev_head, ev_count;
-	bool ev_stop, ev_waiting;
+	bool ev_stop, ev_waiting, ev_asleep;	/* asleep: only a push wakes it */
 	unsigned long ev_lost;
 	pthread_t ev_thread;
 	bool have_ev_thread;
@@ -808,11 +814,20 @@ static int blk_check(struct sb_sup *s, const struct sb_blk *b)
 	return SB_BLK_WAITING;
 }
 
+static void wake_interrupter(struct sb_sup *s)
+{
+	pthread_mutex_lock(&s->blk_lock);
+	pthread_cond_signal(&s->blk_cond);
+	pthread_mutex_unlock(&s->blk_lock);
+}
+
 static void *interrupter_main(void *arg)
 {
 	struct sb_sup *s = arg;
 	const struct timespec period = { 0, SB_INTR_PERIOD_NS };
 	const struct timespec soon = { 0, SB_HANDOVER_NS / 2 };
+
+	unsigned quiet = 0;
 
 	pthread_mutex_lock(&s->blk_lock);
 	while (!atomic_load(&s->stopping)) {
@@ -820,9 +835,23 @@ static void *interrupter_main(void *arg)
 		if (s->n_blk == 0) {
 			struct timespec until = deadline_in(SB_INTR_PERIOD_NS);
 
-			pthread_cond_timedwait(&s->blk_cond, &s->blk_lock, &until);
+			if (atomic_load(&s->busy_since))
+				quiet = 0;
+			if (++quiet <= SB_INTR_QUIET_ROUNDS) {
+				pthread_cond_timedwait(&s->blk_cond, &s->blk_lock, &until);
+				continue;
+			}
+			/* Nothing to watch: a decision that begins (busy_since,
+			 * then intr_asleep, both seq_cst: one side sees the
+			 * other), a blocking call or the stop wakes us. */
+			atomic_store(&s->intr_asleep, true);
+			if (!atomic_load(&s->busy_since) && !atomic_load(&s->stopping))
+				pthread_cond_wait(&s->blk_cond, &s->blk_lock);
+			atomic_store(&s->intr_asleep, false);
+			quiet = 0;
 			continue;
 		}
+		quiet = 0;
 		for (unsigned i = 0; i < SB_BLOCK_MAX; i++) {
 			struct sb_blk *b = &s->blk[i];
 			int st;
@@ -886,9 +915,9 @@ static void ev_push(struct sb_sup *s, const struct sb_event *ev)
 	ev_copy(&s->ring[(s->ev_head + s->ev_count) % SB_RING], ev);
 	s->ev_count++;
 	/* The event thread polls the ring every SB_EV_PERIOD; waking it (a
-	 * futex call) only when the ring fills up keeps the deciding path
-	 * free of it. */
-	if (s->ev_waiting && s->ev_count >= SB_RING / 2)
+	 * futex call) only when the ring fills up, or after a quiet spell put
+	 * it to sleep, keeps the deciding path free of it. */
+	if (s->ev_waiting && (s->ev_asleep || s->ev_count >= SB_RING / 2))
 		pthread_cond_signal(&s->ev_nonempty);
 	pthread_mutex_unlock(&s->ev_lock);
 }
@@ -896,6 +925,7 @@ static void ev_push(struct sb_sup *s, const struct sb_event *ev)
 static void *event_main(void *arg)
 {
 	struct sb_sup *s = arg;
+	unsigned quiet = 0;
 
 	pthread_mutex_lock(&s->ev_lock);
 	for (;;) {
@@ -906,12 +936,20 @@ static void *event_main(void *arg)
 
 			if (s->ev_stop)
 				break;
-			until = deadline_in(SB_EV_PERIOD_NS);
 			s->ev_waiting = true;
-			pthread_cond_timedwait(&s->ev_nonempty, &s->ev_lock, &until);
+			if (++quiet <= SB_EV_QUIET_ROUNDS) {
+				until = deadline_in(SB_EV_PERIOD_NS);
+				pthread_cond_timedwait(&s->ev_nonempty, &s->ev_lock, &until);
+			} else {
+				s->ev_asleep = true;	/* ev_push() wakes us, under ev_lock */
+				pthread_cond_wait(&s->ev_nonempty, &s->ev_lock);
+				s->ev_asleep = false;
+				quiet = 0;
+			}
 			s->ev_waiting = false;
 			continue;
 		}
+		quiet = 0;
 		/* Producers never touch the head slot while it is counted. */
 		ev = &s->ring[s->ev_head];
 		pthread_mutex_unlock(&s->ev_lock);
@@ -1131,6 +1169,8 @@ static void worker_loop(struct sb_sup *s, unsigned slot)
 		}
 		lat_start(req.data.nr);
 		atomic_store(&s->busy_since, mono_ns());
+		if (atomic_load(&s->intr_asleep))
+			wake_interrupter(s);	/* the first decision after a quiet spell */
 		handle(s, &req, ev, stk);
 		if (still_receiver(s)) {
 			atomic_store(&s->busy_since, 0);
