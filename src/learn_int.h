@@ -92,6 +92,7 @@ struct sb_learn {
 	bool replaying;		/* replayed items are already in a journal */
 	unsigned jpending;	/* lines written since the last fsync */
 	struct timespec jlast;	/* time of the last fsync */
+	struct jflush *jflush;	/* owned: the thread that fsyncs, or NULL: inline */
 };
 
 /* Add without asking the policy (the recorder asked already; tests call these

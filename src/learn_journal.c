@@ -7,13 +7,18 @@
  * line the moment it is learned, so the next learning run replays it
  * (sb_learn_replay, in learn.c).  write(2) puts the line in the page cache,
  * which survives the death of the process; fsync in batches protects against
- * a machine crash as well without paying one disk flush per item.
+ * a machine crash as well without paying one disk flush per item.  The
+ * flush runs on a thread of its own: it can take tens of milliseconds on a
+ * busy disk, and the store functions call us with the learner's lock held,
+ * on the supervisor's event thread, which meanwhile would stop draining the
+ * ring of events (and a full ring makes the program wait).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +31,90 @@
 /* A flush after this many lines, or this long after the previous one. */
 #define JOURNAL_BATCH 64
 #define JOURNAL_PERIOD_MS 500
+
+struct jflush {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int fd;			/* owned: a duplicate of the journal's */
+	bool want, stop;
+};
+
+static void *jflush_main(void *arg)
+{
+	struct jflush *f = arg;
+
+	pthread_mutex_lock(&f->lock);
+	for (;;) {
+		while (!f->want && !f->stop)
+			pthread_cond_wait(&f->cond, &f->lock);
+		if (!f->want)
+			break;	/* stopped, nothing left to flush */
+		f->want = false;
+		pthread_mutex_unlock(&f->lock);
+		(void)fdatasync(f->fd);
+		pthread_mutex_lock(&f->lock);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return NULL;
+}
+
+/* NULL when it cannot be started: the caller then flushes inline. */
+static struct jflush *jflush_new(int fd)
+{
+	struct jflush *f = calloc(1, sizeof(*f));
+	sigset_t all, old;
+	int rc;
+
+	if (!f)
+		return NULL;
+	f->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (f->fd < 0) {
+		free(f);
+		return NULL;
+	}
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+	/* No signal of python-sb's is for this thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&f->thread, NULL, jflush_main, f);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		pthread_cond_destroy(&f->cond);
+		pthread_mutex_destroy(&f->lock);
+		close(f->fd);
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void jflush_kick(struct jflush *f)
+{
+	pthread_mutex_lock(&f->lock);
+	f->want = true;
+	pthread_cond_signal(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Stop, after the flush asked for unless `drop` (the file goes away). */
+static void jflush_free(struct jflush *f, bool drop)
+{
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	f->stop = true;
+	if (drop)
+		f->want = false;
+	pthread_cond_signal(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	pthread_join(f->thread, NULL);
+	pthread_cond_destroy(&f->cond);
+	pthread_mutex_destroy(&f->lock);
+	close(f->fd);
+	free(f);
+}
 
 char *sb_learn_journal_name(const char *rule_file)
 {
@@ -56,11 +145,13 @@ int sb_learn_journal_open(struct sb_learn *l, const char *path)
 		return -errno;
 	}
 	pthread_mutex_lock(&l->lock);
+	jflush_free(l->jflush, false);
 	if (l->jfd >= 0)
 		close(l->jfd);
 	free(l->jpath);
 	l->jfd = fd;
 	l->jpath = p;
+	l->jflush = jflush_new(fd);
 	l->jpending = 0;
 	clock_gettime(CLOCK_MONOTONIC, &l->jlast);
 	pthread_mutex_unlock(&l->lock);
@@ -74,6 +165,8 @@ int sb_learn_journal_close(struct sb_learn *l, bool remove)
 	pthread_mutex_lock(&l->lock);
 	if (l->jfd < 0)
 		goto out;
+	jflush_free(l->jflush, remove);
+	l->jflush = NULL;
 	if (remove && unlink(l->jpath) < 0 && errno != ENOENT)
 		rc = -errno;
 	if (!remove && fsync(l->jfd) < 0)
@@ -97,7 +190,10 @@ static void journal_sync_maybe(struct sb_learn *l)
 	ms = (now.tv_sec - l->jlast.tv_sec) * 1000 + (now.tv_nsec - l->jlast.tv_nsec) / 1000000;
 	if (l->jpending < JOURNAL_BATCH && ms < JOURNAL_PERIOD_MS)
 		return;
-	(void)fdatasync(l->jfd);
+	if (l->jflush)
+		jflush_kick(l->jflush);
+	else
+		(void)fdatasync(l->jfd);
 	l->jpending = 0;
 	l->jlast = now;
 }

@@ -1102,6 +1102,60 @@ START_TEST(journal_survives_sigkill)
 }
 END_TEST
 
+static int threads_of_self(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Past a batch, the journal is flushed by a thread of its own (the caller
+ * holds the learner's lock); every line is in the file at once, and the
+ * thread ends with the journal, whether it is kept or removed. */
+START_TEST(journal_flushes_off_the_caller)
+{
+	char *dir = project(NULL), *jpath, path[PATH_MAX], name[64];
+	int base = threads_of_self();
+	struct sb_learn *l;
+	unsigned long n;
+
+	snprintf(path, sizeof(path), "%s/.py-sandboxes", dir);
+	jpath = sb_learn_journal_name(path);
+	for (int keep = 0; keep < 2; keep++) {
+		l = project_learner(dir);
+		ck_assert_int_eq(sb_learn_journal_open(l, jpath), 0);
+		ck_assert_int_eq(threads_of_self(), base + 1);
+		for (int i = 0; i < 200; i++) {
+			snprintf(name, sizeof(name), "SB_VAR_%d", i);
+			record_named(l, SB_EV_ENV, "", name, -1, SB_WOULD_DENY);
+		}
+		ck_assert_int_eq(sb_learn_journal_open(l, jpath), 0);	/* reopened: one thread still */
+		ck_assert_int_eq(threads_of_self(), base + 1);
+		ck_assert_int_eq(sb_learn_journal_close(l, !keep), 0);
+		ck_assert_int_eq(threads_of_self(), base);
+		sb_learn_free(l);
+		if (keep) {
+			l = project_learner(dir);
+			ck_assert_int_eq(sb_learn_replay(l, jpath, &n), 0);
+			ck_assert_uint_eq(n, 200);
+			sb_learn_free(l);
+		} else {
+			ck_assert_int_eq(access(jpath, F_OK), -1);
+		}
+	}
+	unlink(jpath);
+	free(jpath);
+	remove_tree(dir);
+	free(dir);
+}
+END_TEST
+
 START_TEST(journal_name)
 {
 	char *n = sb_learn_journal_name("/a/b/.py-sandboxes");
@@ -1404,6 +1458,7 @@ static Suite *learn_suite(void)
 	tc = tcase_create("journal");
 	tcase_add_test(tc, journal_replay_restores_everything);
 	tcase_add_test(tc, journal_survives_sigkill);
+	tcase_add_test(tc, journal_flushes_off_the_caller);
 	tcase_add_test(tc, journal_name);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("recorder");
