@@ -826,7 +826,6 @@ static void *interrupter_main(void *arg)
 	struct sb_sup *s = arg;
 	const struct timespec period = { 0, SB_INTR_PERIOD_NS };
 	const struct timespec soon = { 0, SB_HANDOVER_NS / 2 };
-
 	unsigned quiet = 0;
 
 	pthread_mutex_lock(&s->blk_lock);
