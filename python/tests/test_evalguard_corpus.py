@@ -50,7 +50,7 @@ class Corpus(support.GuardTest):
         self.assertGreaterEqual(len(ATTACKS), 60)
         self.assertEqual(len({a[0] for a in ATTACKS}), len(ATTACKS), "names are unique")
 
-    def _attack(self, name, source, lines, names, expected, threads):
+    def _attack(self, name, source, lines, names, expected, threads, retry=True):
         lines = list(lines)
         if not any(line.startswith("eval-timeout=") for line in lines):
             lines.append("eval-timeout=500ms")
@@ -59,7 +59,7 @@ class Corpus(support.GuardTest):
         # does not fail it, while a hang still does.
         budget = _timeout(lines) + 5.0
         if names == "builtins":  # a caller handing its full builtins to eval() (eval-namespace=adaptive)
-            evalguard.install(support.section(call=["getattr"], timeout_ms=500), mode="enforce",
+            evalguard.install(support.section(call=["getattr"], timeout_ms=int(_timeout(lines) * 1000)), mode="enforce",
                               dynamic_code_allowed=False, exc=exceptions, threads=threads)
 
             def run():
@@ -82,6 +82,13 @@ class Corpus(support.GuardTest):
         finally:
             evalguard.uninstall()
         elapsed = time.monotonic() - t0
+        if (retry and isinstance(outcome, exceptions.EvalInterrupted) and "EvalInterrupted" not in expected
+                and str(getattr(outcome, "reason", "")).startswith("eval-timeout")):
+            # A loaded machine (an ASan run beside this one) can reach the
+            # timeout before the guard's refusal, which is what is checked
+            # here: once more, with time to spare.
+            lines = [line for line in lines if not line.startswith("eval-timeout=")] + ["eval-timeout=20s"]
+            return self._attack(name, source, lines, names, expected, threads, retry=False)
         self.assertIn(type(outcome).__name__, expected, f"{name}: {type(outcome).__name__}: {outcome}")
         self.assertLess(elapsed, budget, f"{name}: the caller waited {elapsed:.2f}s")
 
