@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 
 #include "learn_int.h"
 #include "log.h"
+#include "thread.h"
 
 /* A flush after this many lines, or this long after the previous one. */
 #define JOURNAL_BATCH 64
@@ -63,8 +63,6 @@ static void *jflush_main(void *arg)
 static struct jflush *jflush_new(int fd)
 {
 	struct jflush *f = calloc(1, sizeof(*f));
-	sigset_t all, old;
-	int rc;
 
 	if (!f)
 		return NULL;
@@ -75,12 +73,7 @@ static struct jflush *jflush_new(int fd)
 	}
 	pthread_mutex_init(&f->lock, NULL);
 	pthread_cond_init(&f->cond, NULL);
-	/* No signal of python-sb's is for this thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&f->thread, NULL, jflush_main, f);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc) {
+	if (sb_thread_start(&f->thread, 0, jflush_main, f)) {
 		pthread_cond_destroy(&f->cond);
 		pthread_mutex_destroy(&f->lock);
 		close(f->fd);

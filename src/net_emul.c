@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "sup_priv.h"
+#include "thread.h"
 
 #ifndef UIO_MAXIOV
 # define UIO_MAXIOV 1024
@@ -497,21 +498,11 @@ static int open_proc(struct sb_notif *n, const char *what, int *out)
 
 static int run_bind_job(struct bind_job *j)
 {
-	pthread_attr_t attr;
-	sigset_t all, old;
 	pthread_t t;
-	int rc;
+	int rc = sb_thread_start(&t, 256 * 1024, bind_main, j);
 
-	if (pthread_attr_init(&attr))
-		return -ENOMEM;
-	pthread_attr_setstacksize(&attr, 256 * 1024);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&t, &attr, bind_main, j);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
 	if (rc)
-		return -rc;
+		return rc;
 	pthread_join(t, NULL);
 	return j->rc;
 }

@@ -45,6 +45,7 @@
 #include "oslayer.h"
 #include "pyframes.h"
 #include "sup_priv.h"
+#include "thread.h"
 
 #define SB_NR_MAX 1024			/* dispatch table size (x86_64 tops at ~470) */
 #define SB_RING 256			/* events in flight (~9 KiB each) */
@@ -1373,19 +1374,6 @@ static void detect_root(struct sb_sup *s)
 		atomic_store(&s->same_root, false);
 }
 
-/* Threads other than workers never take signals meant for the CLI. */
-static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-	sigset_t all, old;
-	int rc;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(t, NULL, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return -rc;
-}
-
 static int start_threads(struct sb_sup *s)
 {
 	int n = s->o->workers > 0 ? s->o->workers : SB_WORKERS_DEFAULT, rc;
@@ -1393,12 +1381,12 @@ static int start_threads(struct sb_sup *s)
 	if (n > SB_WORKERS_MAX / 2)
 		n = SB_WORKERS_MAX / 2;
 	if (s->o->on_event) {
-		rc = start_thread(&s->ev_thread, event_main, s);
+		rc = sb_thread_start(&s->ev_thread, 0, event_main, s);
 		if (rc)
 			return rc;
 		s->have_ev_thread = true;
 	}
-	rc = start_thread(&s->interrupter, interrupter_main, s);
+	rc = sb_thread_start(&s->interrupter, 0, interrupter_main, s);
 	if (rc)
 		return rc;
 	s->have_interrupter = true;
