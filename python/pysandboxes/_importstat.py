@@ -119,10 +119,10 @@ class ImportStats:
 
     # -- the last stat, for the next question about the same path ----------------
 
-    def _recall(self, path) -> tuple | None:
+    def _recall(self, path, timed: bool = True) -> tuple | None:
         last = self.last
         if (last is not None and last[0] == path and last[1] == get_ident()
-                and time.monotonic_ns() - last[2] < REUSE_NS):
+                and (not timed or time.monotonic_ns() - last[2] < REUSE_NS)):
             return last
         return None
 
@@ -145,7 +145,11 @@ class ImportStats:
             return st
         if not isinstance(path, str) or path in self.dirs:
             return self.real_stat(path)  # a finder directory stat-ed each time, as bare
-        last = self._recall(path)
+        # Untimed: the path hooks' stat is only ever followed by the finder's
+        # first look, and that first look lists the directory after it
+        # whatever the delay (a loaded machine may pause for longer than
+        # REUSE_NS between the two).
+        last = self._recall(path, timed=False)
         if not self._finder_dir(path):
             if getattr(_tls, "hooking", None) != path:
                 self.last = None
@@ -174,6 +178,7 @@ class ImportStats:
     def path_hooks(self, path):
         prev = getattr(_tls, "hooking", None)
         _tls.hooking = path
+        self.last = None  # the hooks share only a stat of their own
         try:
             return self.real_path_hooks(path)
         finally:

@@ -6,6 +6,7 @@ back does is checked both ways (a frozen directory needs
 importlib.invalidate_caches(), a writable one does not, as bare)."""
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -14,10 +15,31 @@ import threading
 import time
 import unittest
 from pathlib import Path
+from typing import Iterator
 
 from support import rules, run_agent
 
 from pysandboxes import _importstat
+
+
+@contextlib.contextmanager
+def clock(step: int) -> Iterator[None]:
+    """_importstat's clock, advancing `step` ns at each reading: the timing
+    of a loaded machine (or of none, step 0) made certain."""
+    class Fake:
+        now = 0
+
+        @classmethod
+        def monotonic_ns(cls) -> int:
+            cls.now += step
+            return cls.now
+
+    real = _importstat.time
+    _importstat.time = Fake  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        _importstat.time = real
 
 
 class Counted(unittest.TestCase):
@@ -86,6 +108,13 @@ class Counted(unittest.TestCase):
             importlib.import_module("ro_late")
         importlib.invalidate_caches()
         self.assertEqual(importlib.import_module("ro_late").Y, 2)
+
+    def test_read_only_directory_is_stat_ed_once_on_a_slow_machine(self) -> None:
+        # Seconds between the path hooks and the finder's first look (a
+        # loaded machine): still one call, the listing follows it anyway.
+        with clock(10 * _importstat.REUSE_NS):
+            self.lookups(self.ro)
+        self.assertEqual(self.calls.count(str(self.ro)), 1)
 
     def test_writable_directory_is_stat_ed_at_each_lookup(self) -> None:
         self.lookups(self.rw)
@@ -183,7 +212,8 @@ class Counted(unittest.TestCase):
 
     def test_source_is_stat_ed_once_per_import(self) -> None:
         sys.path.insert(0, str(self.ro))
-        self.assertEqual(importlib.import_module("ro_present").X, 1)
+        with clock(0):  # however long the machine paused between the two
+            self.assertEqual(importlib.import_module("ro_present").X, 1)
         self.assertEqual(self.calls.count(str(self.ro / "ro_present.py")), 1)
 
     def test_loader_stats_again_when_late_or_on_another_thread(self) -> None:
