@@ -17,12 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "cli.h"
 
 /* Prints, NUL-terminated, each directory the module sys.argv[1] lives in
@@ -134,14 +133,6 @@ static char *resolve_program(const char *prog)
 
 /* ---- running the finder ------------------------------------------------------ */
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Only async-signal-safe calls: the caller may have threads. */
 static void __attribute__((noreturn)) finder_child(const char *exe, char **argv, const char *cwd,
 						  int devnull, int out)
@@ -162,7 +153,7 @@ static int read_all(int fd, long long deadline, char *buf, size_t cap, size_t *l
 {
 	for (;;) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		long long left = deadline - now_ms();
+		long long left = deadline - sb_now_ms();
 		ssize_t n;
 		int r;
 
@@ -188,37 +179,12 @@ static int read_all(int fd, long long deadline, char *buf, size_t cap, size_t *l
 	}
 }
 
-/* Reap the child; kill it first when asked or when it outlives the deadline
- * (it closed its stdout but does not exit). */
-static int reap(pid_t pid, long long deadline, bool kill_now, int *status)
-{
-	int pidfd = kill_now ? -1 : pidfd_open(pid, 0);
-
-	if (pidfd >= 0) {
-		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-		long long left;
-		int r;
-
-		do {
-			left = deadline - now_ms();
-			r = poll(&pfd, 1, left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left);
-		} while (r < 0 && errno == EINTR);
-		close(pidfd);
-		kill_now = r <= 0;
-	}
-	if (kill_now)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-	return kill_now ? -ETIMEDOUT : 0;
-}
-
 /* Run argv; on success (exit 0 within the time-out) *out holds its stdout. */
 static int run_finder(const char *exe, char **argv, const char *cwd, int timeout_ms,
 		      char **out, size_t *len)
 {
 	int pfd[2] = { -1, -1 }, devnull = -1, status = 0, rc;
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = sb_now_ms() + timeout_ms;
 	char *buf = malloc(FINDER_MAX_OUTPUT);
 	pid_t pid = -1;
 
@@ -235,7 +201,7 @@ static int run_finder(const char *exe, char **argv, const char *cwd, int timeout
 	if (!rc)
 		rc = read_all(pfd[0], deadline, buf, FINDER_MAX_OUTPUT, len);
 	if (pid > 0) {
-		int wrc = reap(pid, deadline, rc != 0, &status);
+		int wrc = sb_child_reap(pid, deadline, rc != 0, &status);
 
 		if (!rc)
 			rc = wrc;

@@ -2,7 +2,7 @@
 ## escaper of hostile strings (the decision log and the reports).
 noinst_LIBRARIES += src/libsbutil.a
 src_libsbutil_a_SOURCES = src/diag.c src/diag.h src/fdio.c src/fdio.h src/compat.h src/event.h \
-	src/jsonesc.c src/jsonesc.h src/thread.c src/thread.h
+	src/jsonesc.c src/jsonesc.h src/thread.c src/thread.h src/child.c src/child.h
 
 check_PROGRAMS += tests/unit/check_jsonesc
 TESTS += tests/unit/check_jsonesc
