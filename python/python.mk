@@ -73,6 +73,7 @@ AGENT_INTEGRATION_TESTS = \
 	tests/integration/agent-env.py \
 	tests/integration/agent-importstat.py \
 	tests/integration/agent-partial.py \
+	tests/integration/agent-bytecode.py \
 	tests/integration/eval-guard.py \
 	tests/integration/eval-attacks.py \
 	tests/integration/eval-learn.py
@@ -81,9 +82,11 @@ EXTRA_DIST += $(AGENT_UNIT_TESTS) $(AGENT_INTEGRATION_TESTS) tests/integration/a
 
 # The sandbox never lets the program write the agent's __pycache__ (its
 # directories are exposed read-only), so without bytecode every run would
-# compile the agent again (~15 ms).  Compile it at build time for the
-# interpreters python-sb is likely to run; a read-only source tree only
-# costs that start-up time, hence the `|| :`.
+# compile the agent again (15-40 ms).  python-sb compiles it before the
+# program for an interpreter that lacks it (src/agent_bytecode.c) when the
+# user may write the tree; the build does it for the interpreters python-sb
+# is likely to run, so that the first run does not pay for it either.  A
+# read-only source tree only costs that start-up time, hence the `|| :`.
 all-local: agent-bytecode
 .PHONY: agent-bytecode
 agent-bytecode:

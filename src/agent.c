@@ -69,6 +69,51 @@ bool sb_agent_loadable(const char *const *py_opts, size_t n)
 	return true;
 }
 
+/* The -X argument of option token i (its rest, or the next token), or NULL. */
+static const char *x_arg(const char *const *py_opts, size_t n, size_t i, const char *c)
+{
+	if (c[1])
+		return c + 1;
+	return i + 1 < n ? py_opts[i + 1] : NULL;
+}
+
+static bool env_nonempty(char *const *envp, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (char *const *e = envp; e && *e; e++)
+		if (strncmp(*e, key, kl) == 0 && (*e)[kl] == '=' && (*e)[kl + 1])
+			return true;
+	return false;
+}
+
+bool sb_agent_writes_bytecode(const char *const *py_opts, size_t n, char *const *envp)
+{
+	if (env_nonempty(envp, "PYTHONDONTWRITEBYTECODE") || env_nonempty(envp, "PYTHONPYCACHEPREFIX"))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const char *o = py_opts[i];
+
+		if (!o || o[0] != '-' || o[1] == '-' || o[1] == '\0')
+			continue;
+		for (const char *c = o + 1; *c; c++) {
+			const char *arg;
+
+			if (*c == 'B')
+				return false;
+			if (!opt_takes_arg(*c))
+				continue;
+			arg = x_arg(py_opts, n, i, c);
+			if (*c == 'X' && arg && strncmp(arg, "pycache_prefix", 14) == 0)
+				return false;
+			if (c[1] == '\0')
+				i++;
+			break;
+		}
+	}
+	return true;
+}
+
 /* ---- where the bootstrap and the package are ----------------------------- */
 
 static bool file_exists(const char *dir, const char *rel)
@@ -94,7 +139,7 @@ static bool running_installed(void)
 	return strncmp(exe, bindir, bl) == 0 && exe[bl] == '/' && !strchr(exe + bl + 1, '/');
 }
 
-static int agent_paths(const char **boot, const char **pkg)
+int sb_agent_paths(const char **boot, const char **pkg)
 {
 	static const char *const installed[2] = { SB_DATADIR "/bootstrap", SB_PYTHONDIR };
 	static const char *const source[2] = { SB_SRCDIR "/python/bootstrap", SB_SRCDIR "/python" };
@@ -258,7 +303,7 @@ int sb_agent_prepare(struct sb_policy *p, enum sb_mode mode, char ***envp_inout,
 	*child_fd = -1;
 	if (!sb_policy_settings(p)->py_sandbox)
 		return 0;
-	err = agent_paths(&boot, &pkg);
+	err = sb_agent_paths(&boot, &pkg);
 	if (!err)
 		err = grant_agent(p, boot, pkg);
 	if (err)

@@ -71,6 +71,33 @@ bool sb_agent_loadable(const char *const *py_opts, size_t n);
 int sb_agent_prepare(struct sb_policy *p, enum sb_mode mode, char ***envp_inout,
 		     struct sb_agent **out, int *child_fd);
 
+/* Whether the interpreter, run with these options and this environment,
+ * would write bytecode to __pycache__ (no -B, -X pycache_prefix,
+ * PYTHONDONTWRITEBYTECODE or PYTHONPYCACHEPREFIX): the condition of
+ * sb_agent_bytecode(). */
+bool sb_agent_writes_bytecode(const char *const *py_opts, size_t n, char *const *envp);
+
+/* Where the bootstrap and the package are (see sb_agent_prepare()):
+ * canonical paths in static storage, or -ENOENT. */
+int sb_agent_paths(const char **boot, const char **pkg);
+
+/* Bytecode of the agent for the interpreter `python` (absolute path).  The
+ * sandbox never lets the program write the agent's __pycache__ (read-only
+ * grants), so an interpreter without it compiles the agent at every start
+ * (30-40 ms).  When the modules every start loads lack a current .pyc of
+ * this interpreter's cache tag, and their directories may be written, this
+ * runs `python -I -S -m compileall -q` on the bootstrap and the package
+ * once, before the program: outside the sandbox, with an empty environment
+ * and no_new_privs; where Landlock is available, its writes are confined to
+ * those two directories, and TCP, abstract sockets and signals outside it
+ * are refused.  Nothing of the program runs there: only the interpreter and
+ * its standard library (-I -S), which the program trusts anyway.  A run
+ * that outlives 30 s is killed.  Call it only when
+ * sb_agent_writes_bytecode().  Returns 1 when it compiled, 0 when there was
+ * nothing to do (or it may not write), -errno when compiling failed: the
+ * agent then compiles in memory, as before; the caller goes on either way. */
+int sb_agent_bytecode(const char *python);
+
 /* Start the reader thread, before or after the interpreter is spawned: it
  * builds the rules (sb_policy_agent_json() plus "mode"; p must not change
  * from sb_agent_prepare() on) and sends them (they wait in the socket), or

@@ -1,5 +1,5 @@
 ## The C side of the agent channel (rules to the interpreter, events back).
-src_libsbsup_a_SOURCES += src/agent.c src/agent.h
+src_libsbsup_a_SOURCES += src/agent.c src/agent.h src/agent_bytecode.c
 
 # Where the installed python-sb lives: an executable found there uses the
 # installed agent, any other (the build tree) the source tree's copy.
@@ -16,3 +16,7 @@ TESTS += tests/unit/check_agent
 tests_unit_check_agent_SOURCES = tests/unit/check_agent.c
 tests_unit_check_agent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -DRULES_DIR='"$(abs_top_srcdir)/rules"'
 tests_unit_check_agent_LDADD = $(SB_LIBS) $(SB_EXT_LIBS) $(CHECK_LIBS)
+
+# The hostile interpreter of tests/integration/agent-bytecode.py.
+check_PROGRAMS += tests/progs/fake_python
+tests_progs_fake_python_SOURCES = tests/progs/fake_python.c

@@ -343,9 +343,17 @@ static int start_helpers(struct run *r)
 		return 0;
 	}
 	rc = sb_agent_prepare(r->policy, r->mode, &r->child_env, &r->agent, &r->agent_child_fd);
-	if (rc)
+	if (rc) {
 		sb_error("cannot prepare the Python agent: %s", strerror(-rc));
-	return rc;
+		return rc;
+	}
+	/* The user's own PYTHONDONTWRITEBYTECODE counts even when env= keeps it
+	 * from the program.  A failure only leaves the agent to compile in
+	 * memory, as it did. */
+	if (sb_agent_writes_bytecode(r->cli.py_opts, r->cli.n_py_opts, r->child_env) &&
+	    sb_agent_writes_bytecode(NULL, 0, environ))
+		(void)sb_agent_bytecode(r->interp.exe);
+	return 0;
 }
 
 static int exit_status(int wstatus)
