@@ -317,8 +317,19 @@ def main() -> int:
     print()
     print(text)
     if args.write_results:
-        (HERE / "RESULTS.md").write_text(text)
+        write_results(HERE / "RESULTS.md", text)
     return 0
+
+
+def write_results(path: Path, table: str) -> None:
+    """The new tables replace the old ones; the notes below them (the
+    file's `## ` sections, written by hand) are kept."""
+    old = path.read_text() if path.exists() else ""
+    cut = old.find("\n## ")
+    notes = old[cut:] if cut >= 0 else ""
+    tmp = path.with_suffix(".md.tmp")
+    tmp.write_text(table + notes)
+    tmp.replace(path)
 
 
 if __name__ == "__main__":

@@ -85,7 +85,8 @@ int sb_agent_paths(const char **boot, const char **pkg);
  * sandbox never lets the program write the agent's __pycache__ (read-only
  * grants), so an interpreter without it compiles the agent at every start
  * (30-40 ms).  When the modules every start loads lack a current .pyc of
- * this interpreter's cache tag, and their directories may be written, this
+ * this interpreter's cache tag, and their directories are the user's own
+ * (not root's .pyc in a user's tree) and may be written, this
  * runs `python -I -S -m compileall -q` on the bootstrap and the package
  * once, before the program: outside the sandbox, with an empty environment
  * and no_new_privs; where Landlock is available, its writes are confined to

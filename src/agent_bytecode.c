@@ -88,6 +88,17 @@ static bool pyc_matches(const char *pyc, const struct stat *src)
 	return le32(h + 8) == (uint32_t)src->st_mtime && le32(h + 12) == (uint32_t)src->st_size;
 }
 
+/* Only a directory of the user's own: root running python-sb from a user's
+ * source tree must not leave root's files there, which that user could not
+ * remove. */
+static bool may_write(const char *dir)
+{
+	struct stat st;
+
+	return stat(dir, &st) == 0 && st.st_uid == geteuid() &&
+	       faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) == 0;
+}
+
 /* The state of dir/rel's bytecode; a missing source counts as current
  * (nothing to compile). */
 static enum pyc_state module_state(const char *dir, const char *rel, const char *tag)
@@ -107,11 +118,9 @@ static enum pyc_state module_state(const char *dir, const char *rel, const char 
 		return PYC_CURRENT;
 	if (pyc_matches(pyc, &st))
 		return PYC_CURRENT;
-	if (access(cache, F_OK) == 0)
-		return access(cache, W_OK | X_OK) == 0 ? PYC_STALE : PYC_STALE_LOCKED;
-	/* No __pycache__ yet: compileall creates it in the source's directory. */
-	cache[strlen(cache) - strlen("__pycache__")] = '\0';
-	return access(cache, W_OK | X_OK) == 0 ? PYC_STALE : PYC_STALE_LOCKED;
+	if (access(cache, F_OK) < 0)	/* compileall creates it in the source's directory */
+		cache[strlen(cache) - strlen("__pycache__")] = '\0';
+	return may_write(cache) ? PYC_STALE : PYC_STALE_LOCKED;
 }
 
 /* Some startup module lacks current bytecode that could be written. */

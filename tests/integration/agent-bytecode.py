@@ -8,7 +8,8 @@ present) the first run leaves current bytecode of every module a start
 loads, and the next run loads all of them from it.  The C list of those
 modules is checked against what the interpreter really loads.  Nothing is
 written when the user asked for no bytecode (-B, PYTHONDONTWRITEBYTECODE)
-or may not write the tree, and the program runs all the same.  A hostile
+or may not write the tree, nor into a directory of another user's, and the
+program runs all the same.  A hostile
 interpreter in that compile run gets an empty environment and
 no_new_privs, and (Landlock) cannot write outside the agent, connect over
 TCP or signal python-sb.
@@ -163,6 +164,26 @@ class AgentBytecode(unittest.TestCase):
                             timeout=120)
         self.assertEqual((cp.returncode, cp.stdout), (0, "ran\n"), cp.stderr)
         self.assertFalse(pyc.exists())
+        self.run_sb(DEBIAN_PYTHON)
+        self.assertTrue(pyc.exists())
+
+    def test_never_writes_into_another_users_directory(self) -> None:
+        # Root running python-sb from a user's tree would leave files there
+        # that user could not remove.
+        if os.geteuid() != 0:
+            self.skipTest("needs root to give the agent's __pycache__ to another user")
+        tag = cache_tag(DEBIAN_PYTHON)
+        self.run_sb(DEBIAN_PYTHON)
+        cache = AGENT_DIRS[0] / "__pycache__"
+        pyc = pyc_of(AGENT_DIRS[0] / "_agent.py", tag)
+        pyc.unlink()
+        owner = cache.stat()
+        os.chown(cache, 65534, 65534)
+        try:
+            self.run_sb(DEBIAN_PYTHON)
+            self.assertFalse(pyc.exists())
+        finally:
+            os.chown(cache, owner.st_uid, owner.st_gid)
         self.run_sb(DEBIAN_PYTHON)
         self.assertTrue(pyc.exists())
 
