@@ -49,7 +49,11 @@ static bool opt_takes_arg(char c)
 	return c == 'W' || c == 'X' || c == 'c' || c == 'm';
 }
 
-bool sb_agent_loadable(const char *const *py_opts, size_t n)
+/* Call fn(flag, argument) for each single-letter flag of the options, with
+ * the argument of one that takes one (else NULL), until fn returns true:
+ * then return true. */
+static bool opt_find(const char *const *py_opts, size_t n,
+		     bool (*fn)(char flag, const char *arg))
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *o = py_opts[i];
@@ -57,8 +61,12 @@ bool sb_agent_loadable(const char *const *py_opts, size_t n)
 		if (!o || o[0] != '-' || o[1] == '-' || o[1] == '\0')
 			continue;
 		for (const char *c = o + 1; *c; c++) {
-			if (*c == 'I' || *c == 'E' || *c == 'S')
-				return false;
+			const char *arg = NULL;
+
+			if (opt_takes_arg(*c))
+				arg = c[1] ? c + 1 : i + 1 < n ? py_opts[i + 1] : NULL;
+			if (fn(*c, arg))
+				return true;
 			if (opt_takes_arg(*c)) {
 				if (c[1] == '\0')
 					i++;	/* separate argument token */
@@ -66,52 +74,37 @@ bool sb_agent_loadable(const char *const *py_opts, size_t n)
 			}
 		}
 	}
-	return true;
-}
-
-/* The -X argument of option token i (its rest, or the next token), or NULL. */
-static const char *x_arg(const char *const *py_opts, size_t n, size_t i, const char *c)
-{
-	if (c[1])
-		return c + 1;
-	return i + 1 < n ? py_opts[i + 1] : NULL;
-}
-
-static bool env_nonempty(char *const *envp, const char *key)
-{
-	size_t kl = strlen(key);
-
-	for (char *const *e = envp; e && *e; e++)
-		if (strncmp(*e, key, kl) == 0 && (*e)[kl] == '=' && (*e)[kl + 1])
-			return true;
 	return false;
+}
+
+static bool keeps_site_out(char flag, const char *arg)
+{
+	(void)arg;
+	return flag == 'I' || flag == 'E' || flag == 'S';
+}
+
+bool sb_agent_loadable(const char *const *py_opts, size_t n)
+{
+	return !opt_find(py_opts, n, keeps_site_out);
+}
+
+static bool no_bytecode(char flag, const char *arg)
+{
+	return flag == 'B' || (flag == 'X' && arg && strncmp(arg, "pycache_prefix", 14) == 0);
 }
 
 bool sb_agent_writes_bytecode(const char *const *py_opts, size_t n, char *const *envp)
 {
-	if (env_nonempty(envp, "PYTHONDONTWRITEBYTECODE") || env_nonempty(envp, "PYTHONPYCACHEPREFIX"))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		const char *o = py_opts[i];
+	static const char *const says_no[] = { "PYTHONDONTWRITEBYTECODE=", "PYTHONPYCACHEPREFIX=" };
 
-		if (!o || o[0] != '-' || o[1] == '-' || o[1] == '\0')
-			continue;
-		for (const char *c = o + 1; *c; c++) {
-			const char *arg;
+	for (size_t k = 0; k < sizeof(says_no) / sizeof(*says_no); k++) {
+		size_t kl = strlen(says_no[k]);
 
-			if (*c == 'B')
+		for (char *const *e = envp; e && *e; e++)
+			if (strncmp(*e, says_no[k], kl) == 0 && (*e)[kl])
 				return false;
-			if (!opt_takes_arg(*c))
-				continue;
-			arg = x_arg(py_opts, n, i, c);
-			if (*c == 'X' && arg && strncmp(arg, "pycache_prefix", 14) == 0)
-				return false;
-			if (c[1] == '\0')
-				i++;
-			break;
-		}
 	}
-	return true;
+	return !opt_find(py_opts, n, no_bytecode);
 }
 
 /* ---- where the bootstrap and the package are ----------------------------- */

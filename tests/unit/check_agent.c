@@ -49,6 +49,39 @@ START_TEST(agent_loadable_options)
 }
 END_TEST
 
+/* ---- sb_agent_writes_bytecode --------------------------------------------- */
+
+static const struct {
+	const char *opts[4];
+	const char *env;
+	bool writes;
+} bytecode_cases[] = {
+	{ { NULL }, NULL, true },
+	{ { "-B", NULL }, NULL, false },
+	{ { "-uB", NULL }, NULL, false },
+	{ { "-W", "B", NULL }, NULL, true },	/* argument of -W, not a flag */
+	{ { "-X", "pycache_prefix=/tmp/pc", NULL }, NULL, false },
+	{ { "-Xpycache_prefix=/tmp/pc", NULL }, NULL, false },
+	{ { "-X", "importtime", NULL }, NULL, true },
+	{ { "-c", "-B", NULL }, NULL, true },	/* the command, not an option */
+	{ { NULL }, "PYTHONDONTWRITEBYTECODE=1", false },
+	{ { NULL }, "PYTHONDONTWRITEBYTECODE=", true },	/* empty: as CPython, not set */
+	{ { NULL }, "PYTHONPYCACHEPREFIX=/tmp/pc", false },
+	{ { NULL }, "PYTHONDONTWRITEBYTECODEX=1", true },
+};
+
+START_TEST(agent_writes_bytecode_options)
+{
+	const char *const *o = bytecode_cases[_i].opts;
+	char *env[] = { (char *)"HOME=/root", (char *)bytecode_cases[_i].env, NULL };
+	size_t n = 0;
+
+	while (o[n])
+		n++;
+	ck_assert_int_eq(sb_agent_writes_bytecode(o, n, env), bytecode_cases[_i].writes);
+}
+END_TEST
+
 /* ---- sb_agent_parse_message ---------------------------------------------- */
 
 #define MAX_EVENTS 8
@@ -470,6 +503,8 @@ static Suite *agent_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_loop_test(tc, agent_loadable_options, 0, sizeof(loadable_cases) / sizeof(loadable_cases[0]));
+	tcase_add_loop_test(tc, agent_writes_bytecode_options, 0,
+			    sizeof(bytecode_cases) / sizeof(bytecode_cases[0]));
 	tcase_add_loop_test(tc, agent_parse_messages, 0, sizeof(parse_cases) / sizeof(parse_cases[0]));
 	tcase_add_test(tc, agent_parse_eval);
 	tcase_add_test(tc, agent_parse_eval_refused);
