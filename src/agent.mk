@@ -17,6 +17,10 @@ tests_unit_check_agent_SOURCES = tests/unit/check_agent.c
 tests_unit_check_agent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -DRULES_DIR='"$(abs_top_srcdir)/rules"'
 tests_unit_check_agent_LDADD = $(SB_LIBS) $(SB_EXT_LIBS) $(CHECK_LIBS)
 
-# The hostile interpreter of tests/integration/agent-bytecode.py.
+# The hostile interpreter of tests/integration/agent-bytecode.py.  Never
+# built with sanitizers: it also runs as the program inside the sandbox,
+# where LeakSanitizer's stop-the-world clone is refused.
 check_PROGRAMS += tests/progs/fake_python
 tests_progs_fake_python_SOURCES = tests/progs/fake_python.c
+tests_progs_fake_python_CFLAGS = -std=gnu11 $(WARN_CFLAGS)
+tests_progs_fake_python_LDFLAGS =
