@@ -133,87 +133,102 @@ class AgentBytecode(unittest.TestCase):
         self.run_sb(DEBIAN_PYTHON)
         self.assertNotEqual(pyc.read_bytes()[8:12], b"\0\0\0\0")
 
+    # The cases where python-sb must not compile watch a fake interpreter
+    # (cache tag cpython-399, which no other test uses) report that it was
+    # run: the real interpreter's bytecode may be written meanwhile by the
+    # python-sb of a test running in parallel.
+
+    def fake_python(self, report_dir: Path) -> tuple[Path, Path]:
+        """The fake interpreter installed as <scratch>/bin/python3.99, and
+        the file it writes when python-sb runs it to compile."""
+        fake = sbtest.TOP_BUILDDIR / "tests" / "progs" / "fake_python"
+        if not fake.exists():
+            self.skipTest("tests/progs/fake_python not built")
+        bindir = self.case.dir / "bin"
+        bindir.mkdir(exist_ok=True)
+        python = bindir / "python3.99"
+        shutil.copy(fake, python)
+        report = report_dir / f"sbtest-fake-python.{os.getpid()}"
+        report_dir.mkdir(exist_ok=True)
+        (self.case.dir / "attack.conf").write_text(
+            f"marker={self.case.dir / 'escaped'}\nport=9\nreport={report}\n")
+        self.addCleanup(report.unlink, missing_ok=True)
+        return python, report
+
+    def compiled(self, python: Path, report: Path, *args: str, env: dict[str, str] | None = None,
+                 user: bool = False) -> bool:
+        report.unlink(missing_ok=True)
+        if user:
+            cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sbtest.PYTHON_SB,
+                   f"--python={python}", f"--pysandboxes-config={self.case.policy}", *args, "-c", "pass"]
+            cp = subprocess.run(cmd, cwd=self.case.dir, capture_output=True, text=True, timeout=120)
+        else:
+            cp = self.case.run([*args, "-c", "pass"], python=str(python), env=env)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        return report.exists()
+
     def test_no_bytecode_when_the_user_says_so(self) -> None:
-        tag = cache_tag(DEBIAN_PYTHON)
-        self.run_sb(DEBIAN_PYTHON)
-        pyc = pyc_of(AGENT_DIRS[0] / "_agent.py", tag)
+        python, report = self.fake_python(AGENT_DIRS[1])
+        self.assertTrue(self.compiled(python, report), "python-sb did not compile for a new interpreter")
         prefix = str(self.case.dir / "prefix")
         for how, args, env in (("-B", ["-B"], None),
                                ("-X pycache_prefix", ["-X", f"pycache_prefix={prefix}"], None),
                                ("PYTHONDONTWRITEBYTECODE", [], {"PYTHONDONTWRITEBYTECODE": "1"}),
                                ("PYTHONPYCACHEPREFIX", [], {"PYTHONPYCACHEPREFIX": prefix})):
             with self.subTest(how=how):
-                pyc.unlink(missing_ok=True)
-                self.run_sb(DEBIAN_PYTHON, *args, env=env)
-                self.assertFalse(pyc.exists())
-        self.run_sb(DEBIAN_PYTHON)
-        self.assertTrue(pyc.exists())
+                self.assertFalse(self.compiled(python, report, *args, env=env))
 
     def test_a_user_who_cannot_write_the_tree_runs_as_before(self) -> None:
         if os.geteuid() != 0 or shutil.which("setpriv") is None:
             self.skipTest("needs root and setpriv to run python-sb as another user")
-        tag = cache_tag(DEBIAN_PYTHON)
-        self.run_sb(DEBIAN_PYTHON)
-        pyc = pyc_of(AGENT_DIRS[0] / "_agent.py", tag)
-        pyc.unlink()
-        os.chmod(self.case.dir, 0o755)
-        os.chmod(self.case.policy, 0o644)
+        # The fake may write its report (Landlock lets it, beneath the
+        # bootstrap), the user may not write the agent's bytecode there.
+        inbox = AGENT_DIRS[1] / "__pycache__" / f"sbtest-inbox.{os.getpid()}"
+        inbox.mkdir(parents=True)
+        self.addCleanup(shutil.rmtree, inbox, ignore_errors=True)
+        os.chown(inbox, 65534, 65534)
+        python, report = self.fake_python(inbox)
+        for path in (self.case.dir, self.case.dir / "bin", python):
+            os.chmod(path, 0o755)
+        for path in (self.case.policy, self.case.dir / "attack.conf"):
+            os.chmod(path, 0o644)
+        self.assertTrue(self.compiled(python, report), "python-sb did not compile for a new interpreter")
+        self.assertFalse(self.compiled(python, report, user=True), "python-sb compiled as a user who may not")
         cp = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sbtest.PYTHON_SB,
                              f"--python={DEBIAN_PYTHON}", f"--pysandboxes-config={self.case.policy}",
                              "-c", "print('ran')"], cwd=self.case.dir, capture_output=True, text=True,
                             timeout=120)
         self.assertEqual((cp.returncode, cp.stdout), (0, "ran\n"), cp.stderr)
-        self.assertFalse(pyc.exists())
-        self.run_sb(DEBIAN_PYTHON)
-        self.assertTrue(pyc.exists())
 
     def test_never_writes_into_another_users_directory(self) -> None:
         # Root running python-sb from a user's tree would leave files there
         # that user could not remove.
         if os.geteuid() != 0:
             self.skipTest("needs root to give the agent's __pycache__ to another user")
-        tag = cache_tag(DEBIAN_PYTHON)
-        self.run_sb(DEBIAN_PYTHON)
-        cache = AGENT_DIRS[0] / "__pycache__"
-        pyc = pyc_of(AGENT_DIRS[0] / "_agent.py", tag)
-        pyc.unlink()
-        owner = cache.stat()
-        os.chown(cache, 65534, 65534)
-        try:
-            self.run_sb(DEBIAN_PYTHON)
-            self.assertFalse(pyc.exists())
-        finally:
-            os.chown(cache, owner.st_uid, owner.st_gid)
-        self.run_sb(DEBIAN_PYTHON)
-        self.assertTrue(pyc.exists())
+        python, report = self.fake_python(AGENT_DIRS[1])
+        caches = [AGENT_DIRS[1] / "__pycache__", AGENT_DIRS[0] / "__pycache__", AGENT_DIRS[0] / "guards" / "__pycache__"]
+        for cache in caches:
+            cache.mkdir(exist_ok=True)
+            owner = cache.stat()
+            self.addCleanup(os.chown, cache, owner.st_uid, owner.st_gid)
+            os.chown(cache, 65534, 65534)
+        self.assertFalse(self.compiled(python, report), "python-sb compiled into another user's directory")
+        self.doCleanups()
+        python, report = self.fake_python(AGENT_DIRS[1])
+        self.assertTrue(self.compiled(python, report), "python-sb did not compile for a new interpreter")
 
     def test_the_compile_run_is_confined(self) -> None:
-        fake = sbtest.TOP_BUILDDIR / "tests" / "progs" / "fake_python"
-        if not fake.exists():
-            self.skipTest("tests/progs/fake_python not built")
         abi = landlock_abi()
-        bindir = self.case.dir / "bin"
-        bindir.mkdir()
-        python = bindir / "python3.99"
-        shutil.copy(fake, python)
+        python, report = self.fake_python(AGENT_DIRS[1] / "__pycache__")
         marker = self.case.dir / "escaped"
-        report = AGENT_DIRS[1] / "__pycache__" / f"sbtest-fake-python.{os.getpid()}"
-        report.parent.mkdir(exist_ok=True)
-        for stale in AGENT_DIRS[1].glob("__pycache__/*.cpython-399.pyc"):
-            stale.unlink()
         with socket.socket() as listener:
             listener.bind(("127.0.0.1", 0))
             listener.listen(1)
             listener.setblocking(False)
             (self.case.dir / "attack.conf").write_text(
                 f"marker={marker}\nport={listener.getsockname()[1]}\nreport={report}\n")
-            try:
-                cp = self.case.run(["-c", "pass"], python=str(python))
-                self.assertEqual(cp.returncode, 0, cp.stderr)
-                self.assertTrue(report.exists(), "python-sb did not run the compiler")
-                got = dict(line.split("=", 1) for line in report.read_text().split())
-            finally:
-                report.unlink(missing_ok=True)
+            self.assertTrue(self.compiled(python, report), "python-sb did not run the compiler")
+            got = dict(line.split("=", 1) for line in report.read_text().split())
             if abi >= 4:
                 with self.assertRaises(BlockingIOError, msg="the compiler's connection was accepted"):
                     listener.accept()
