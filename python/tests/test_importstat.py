@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import py_compile
 import sys
 import tempfile
 import threading
@@ -211,6 +212,11 @@ class Counted(unittest.TestCase):
         self.assertEqual(importlib.import_module("late_inner").W, 4)
 
     def test_source_is_stat_ed_once_per_import(self) -> None:
+        # With its bytecode there, as an installed module has it: without,
+        # a loader that may write bytecode (no PYTHONDONTWRITEBYTECODE) stats
+        # the source once more for the .pyc's mode.
+        py_compile.compile(str(self.ro / "ro_present.py"), doraise=True)
+        self.calls.clear()
         sys.path.insert(0, str(self.ro))
         with clock(0):  # however long the machine paused between the two
             self.assertEqual(importlib.import_module("ro_present").X, 1)
