@@ -46,12 +46,13 @@ static int cache_tag(const char *python, char *tag, size_t cap)
 {
 	char ver[16], real[PATH_MAX], *dot;
 	const char *base;
-	int rc = sb_runtime_version(python, ver, sizeof(ver));
+	int rc;
 
-	if (rc)
-		return rc;
 	if (!realpath(python, real))
 		return -errno;
+	rc = sb_runtime_version(real, ver, sizeof(ver));
+	if (rc)
+		return rc;
 	base = strrchr(real, '/') + 1;
 	dot = strchr(ver, '.');
 	if (!dot || ver[strspn(ver, "0123456789.")] || strchr(dot + 1, '.') ||

@@ -244,14 +244,12 @@ static int grant_profile(struct sb_policy *p, const char *profile)
 	return rc;
 }
 
-int sb_runtime_version(const char *python, char *ver, size_t cap)
+int sb_runtime_version(const char *real, char *ver, size_t cap)
 {
-	char real[PATH_MAX], bindir[PATH_MAX], prefix[PATH_MAX];
+	char bindir[PATH_MAX], prefix[PATH_MAX];
 
-	if (!python || python[0] != '/')
+	if (!real || real[0] != '/')
 		return -EINVAL;
-	if (!realpath(python, real))
-		return -errno;
 	dirname_of(real, bindir, sizeof(bindir));
 	dirname_of(bindir, prefix, sizeof(prefix));
 	return find_version(real, prefix, ver, cap);

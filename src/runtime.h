@@ -15,11 +15,11 @@
  * (-ENOENT: the profile is missing, -EINVAL: a malformed profile line). */
 int sb_runtime_grants(struct sb_policy *p, const char *python);
 
-/* The interpreter's version ("3.12") into ver, found as the grants find it:
- * from the real executable's name (python3.12), else from the lib/python3.N
- * of its prefix that holds os.py.  Returns 0, or -errno (-ENOENT: not a
- * CPython layout known here). */
-int sb_runtime_version(const char *python, char *ver, size_t cap);
+/* The version ("3.12") of the interpreter whose canonical path (realpath)
+ * is `real`, found as the grants find it: from its name (python3.12), else
+ * from the lib/python3.N of its prefix that holds os.py.  Returns 0, or
+ * -errno (-ENOENT: not a CPython layout known here). */
+int sb_runtime_version(const char *real, char *ver, size_t cap);
 
 /* The same with an explicit profile file (tests). */
 int sb_runtime_grants_from(struct sb_policy *p, const char *python, const char *profile);
