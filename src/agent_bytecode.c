@@ -185,7 +185,12 @@ static void __attribute__((noreturn)) compile_child(const char *python, char **a
 
 static int run_compiler(const char *python, char *boot, char *pkgdir)
 {
-	char *argv[] = { (char *)python, "-I", "-S", "-m", "compileall", "-q", pkgdir, boot, NULL };
+	/* -f: compileall alone trusts a .pyc whose header has the source's
+	 * mtime, and a source rewritten within the second it was compiled
+	 * keeps that mtime (only the size differs); the interpreter does check
+	 * the size, and would compile that module at every start.  We get here
+	 * only when a startup module is stale, so forcing is rare. */
+	char *argv[] = { (char *)python, "-I", "-S", "-m", "compileall", "-q", "-f", pkgdir, boot, NULL };
 	long long deadline = sb_now_ms() + COMPILE_TIMEOUT_MS;
 	int ruleset = compile_ruleset(boot, pkgdir), devnull, status = 0, rc = 0;
 	pid_t pid;

@@ -133,6 +133,21 @@ class AgentBytecode(unittest.TestCase):
         self.run_sb(DEBIAN_PYTHON)
         self.assertNotEqual(pyc.read_bytes()[8:12], b"\0\0\0\0")
 
+    def test_bytecode_of_a_source_changed_within_the_second_is_replaced(self) -> None:
+        # A source rewritten in the second its bytecode was compiled keeps
+        # the header's mtime; only the size tells.  compileall without -f
+        # compares the mtime alone, so the interpreter compiled that module
+        # in memory at every start.
+        tag = cache_tag(DEBIAN_PYTHON)
+        self.run_sb(DEBIAN_PYTHON)
+        source = AGENT_DIRS[0] / "_agent.py"
+        pyc = pyc_of(source, tag)
+        header = bytearray(pyc.read_bytes())
+        header[12:16] = (source.stat().st_size + 1).to_bytes(4, "little")
+        pyc.write_bytes(bytes(header))
+        self.run_sb(DEBIAN_PYTHON)
+        self.assertEqual(int.from_bytes(pyc.read_bytes()[12:16], "little"), source.stat().st_size)
+
     # The cases where python-sb must not compile watch a fake interpreter
     # (cache tag cpython-399, which no other test uses) report that it was
     # run: the real interpreter's bytecode may be written meanwhile by the
