@@ -13,7 +13,9 @@ import io
 import os
 import sys
 
-from . import _agent
+import _thread
+
+from . import _agent, guards
 from .guards import api, dns, imports
 
 ENV_FD = "PYSANDBOXES_AGENT_FD"
@@ -80,12 +82,79 @@ def _install_eval_guard(agent: _agent.Agent) -> None:
     # rather than the escape hatch python-api=ALLOW:builtins.eval.
     if not section.get("present") and (agent.mode != "learn" or allowed):
         return  # no eval-* rule: the API guard's dynamic-code doors decide alone
-    from . import evalguard, exceptions
-
     cats = agent.rules.get("categories") or {}
-    evalguard.install(section, mode=agent.mode, dynamic_code_allowed=allowed,
-                      send=agent.channel.send if agent.channel else None, exc=exceptions,
-                      threads=bool((cats.get("threads") or {}).get("granted")))
+    threads = bool((cats.get("threads") or {}).get("granted"))
+    send = agent.channel.send if agent.channel else None
+
+    def load() -> None:
+        from . import evalguard, exceptions
+
+        evalguard.install(section, mode=agent.mode, dynamic_code_allowed=allowed, send=send, exc=exceptions,
+                          threads=threads)
+
+    if section.get("present"):
+        load()  # its rules are checked now: a mistake in them stops the start
+    else:
+        _learning_doors(load)
+
+
+def _learning_doors(load) -> None:
+    """Learning without eval-* rules: eval, exec and compile get doors that
+    load the eval guard (`load`) on the first call it must see, one from the
+    program rather than from the standard library's namedtuple, dataclasses
+    or typing, which it lets through anyway.  Loading it costs 2-3 ms, at
+    every start of a learning run otherwise; a program that never evaluates
+    a string never pays it."""
+    guards.builtins_at_start = dict(builtins.__dict__)
+    orig_eval, orig_exec, orig_compile = (api.original(getattr(builtins, n)) for n in ("eval", "exec", "compile"))
+    loaded: list = []
+    lock = _thread.allocate_lock()
+
+    def hooks():
+        if not loaded:
+            with lock:
+                if not loaded:
+                    load()
+                    from .evalguard import hooks
+
+                    loaded.append(hooks)
+        return loaded[0]
+
+    def guarded(frame) -> bool:
+        return bool(loaded) or frame is None or not guards.library_file(frame.f_code.co_filename)
+
+    def eval(source, globals=None, locals=None):  # noqa: A001 - stands for the builtin
+        frame = guards.frame_at(1)
+        if guarded(frame):
+            return hooks().eval_from(frame, source, globals, locals)
+        g, loc = guards.caller_namespace(globals, locals, frame)
+        return orig_eval(guards.with_futures(source, "eval", frame, orig_compile), g, loc)
+
+    def exec(source, globals=None, locals=None, *, closure=None):  # noqa: A001
+        frame = guards.frame_at(1)
+        if guarded(frame):
+            return hooks().exec_from(frame, source, globals, locals, closure)
+        g, loc = guards.caller_namespace(globals, locals, frame)
+        source = guards.with_futures(source, "exec", frame, orig_compile)
+        if closure is not None:  # before 3.11 the builtin refuses it, as it should
+            return orig_exec(source, g, loc, closure=closure)
+        return orig_exec(source, g, loc)
+
+    def compile(source, filename, mode, flags=0, dont_inherit=False, optimize=-1, **kwargs):  # noqa: A001
+        frame = guards.frame_at(1)
+        if guarded(frame):
+            return hooks().compile_from(frame, source, filename, mode, flags, dont_inherit, optimize, **kwargs)
+        if not dont_inherit and frame is not None:
+            flags |= frame.f_code.co_flags & guards.FUTURE_MASK
+        return orig_compile(source, filename, mode, flags, True, optimize, **kwargs)
+
+    for door, orig in ((eval, orig_eval), (exec, orig_exec), (compile, orig_compile)):
+        door.__name__ = door.__qualname__ = orig.__name__
+        door.__module__ = "builtins"
+        door.__doc__ = orig.__doc__
+        door.__sb_qualname__ = "builtins." + orig.__name__
+        api._originals[door] = orig
+        setattr(builtins, orig.__name__, door)
 
 
 def _eval_outside_guard(agent: _agent.Agent) -> bool:

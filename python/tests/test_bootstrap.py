@@ -101,3 +101,40 @@ class Bootstrap(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LearningDoors(unittest.TestCase):
+    """Learning without eval-* rules loads the eval guard on the program's
+    first evaluation; until then the doors pass the standard library's own
+    calls to the builtins exactly as the guard would have."""
+
+    def test_library_calls_pass_and_the_first_program_call_loads_the_guard(self) -> None:
+        code = textwrap.dedent("""
+            from __future__ import annotations
+            import collections, dataclasses, sys, timeit, typing
+            def f(x: "int") -> "list[int]":
+                return [x]
+            print(typing.get_type_hints(f)["x"].__name__, collections.namedtuple("T", "a")(1).a,
+                  dataclasses.make_dataclass("P", [("x", int)])(2).x, timeit.timeit("1 + 1", number=1) >= 0,
+                  "pysandboxes.evalguard" in sys.modules)
+            code = compile("x = 1", "<s>", "exec")
+            print(code.co_flags & 0x1000000 != 0, "pysandboxes.evalguard" in sys.modules)
+            y = 3
+            print(eval("y - 1"), "pysandboxes.evalguard" in sys.modules)
+        """)
+        run = run_agent(["-c", code], rules(mode="learn"))
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(run.stdout.splitlines(), ["int 1 2 True False", "True True", "2 True"])
+        evals = [m for m in run.messages if m.get("kind") == "eval"]
+        self.assertTrue(evals, run.messages)
+        self.assertTrue(all(":" in m.get("pyloc", "") and "<string>" in m["pyloc"] for m in evals), evals)
+
+    def test_eval_rules_load_the_guard_at_start(self) -> None:
+        # Rules to check (a mistake in them must stop the start) and enforce
+        # mode: no doors.
+        code = "import sys; print('pysandboxes.evalguard' in sys.modules)"
+        for mode, present in (("learn", True), ("enforce", True)):
+            with self.subTest(mode=mode):
+                doc = rules(mode=mode, eval={"present": present, "profiles": {"": {"syntax": ["arith"]}}})
+                run = run_agent(["-c", code], doc)
+                self.assertEqual((run.returncode, run.stdout.strip()), (0, "True"), run.stderr)

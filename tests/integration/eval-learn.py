@@ -71,6 +71,54 @@ class EvalLearn(unittest.TestCase):
             self.assertEqual(r.stdout, EXPECTED)
 
 
+    def test_the_guard_loads_on_the_program_s_first_evaluation(self):
+        # Learning from scratch starts without the eval guard: doors stand in
+        # for eval/exec/compile, let the standard library's own calls through
+        # and load the guard on the program's first one.  A reference taken
+        # before, builtins the program replaced meanwhile and threads racing
+        # the first call must not change what is learned.
+        program = """\
+import builtins, collections, dataclasses, sys, threading
+T = collections.namedtuple("T", "a b")
+
+@dataclasses.dataclass
+class P:
+    x: int
+
+print(T(1, 2).b, P(3).x, "pysandboxes.evalguard" in sys.modules)
+early = eval
+real_getattr, real_import = builtins.getattr, builtins.__import__
+builtins.getattr = lambda *a: real_getattr(*a)
+builtins.__import__ = lambda *a, **k: real_import(*a, **k)
+results = []
+threads = [threading.Thread(target=lambda i=i: results.append(early(f"{i} * 2"))) for i in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(sorted(results), "pysandboxes.evalguard" in sys.modules)
+exec("y = abs(-4)")
+print(y, eval("getattr(3, 'real')"))
+"""
+        with sbtest.Scratch() as s:
+            s.write("prog.py", program)
+            learned = s.dir / "learned.py-sandboxes"
+            learned.write_text(f"py-sandbox=true\nos-sandbox=none\nexpose-ro={s.dir}\n")
+            r = sbtest.run_sb([f"--learn={learned}", "prog.py"], cwd=s.dir)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, "2 3 False\n[0, 2, 4, 6, 8, 10, 12, 14] True\n4 3\n")
+            text = learned.read_text()  # learned onto a file: added lines, not the block
+            syntax = re.findall(r"(?m)^eval-syntax=(.*)$", text)
+            self.assertTrue(syntax, f"no eval-syntax line learned:\n{text}")
+            tokens = {t.strip() for t in syntax[0].split(",")}
+            self.assertTrue({"arith", "Assign"} <= tokens, syntax)
+            self.assertRegex(text, r"(?m)^eval-call=getattr$")
+            self.assertRegex(text, r"(?m)^eval-attribute=real\b")
+            self.assertNotRegex(text, r"(?m)^eval-.*(namedtuple|dataclass|_tuplegetter)")
+            r = sbtest.run_sb([f"--pysandboxes-config={learned}", "prog.py"], cwd=s.dir)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("[0, 2, 4, 6, 8, 10, 12, 14]", r.stdout)
+
     def test_named_profile_call_site_and_merge(self):
         with sbtest.Scratch() as s:
             base = (f"py-sandbox=true\nos-sandbox=none\npython-import=*\nexpose-ro={s.dir}\n"

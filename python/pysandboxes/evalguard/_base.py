@@ -11,6 +11,8 @@ import builtins as _b
 
 import _thread
 
+from .. import guards as _guards
+
 _BUILTIN_FN = type(len)
 
 
@@ -31,7 +33,10 @@ def _unwrap(name: str, value, depth: int = 0):
     return value
 
 
-ORIGINALS = dict(_b.__dict__)
+# Learning loads this package on the program's first evaluation (the doors
+# of _bootstrap.py), when the program may have replaced builtins: the agent
+# kept them as they were before the program ran.
+ORIGINALS = dict(_guards.builtins_at_start or _b.__dict__)
 for _name in ("eval", "exec", "compile", "getattr", "__import__"):
     ORIGINALS[_name] = _unwrap(_name, ORIGINALS[_name])
     if type(ORIGINALS[_name]) is not _BUILTIN_FN:

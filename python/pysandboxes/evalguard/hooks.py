@@ -21,10 +21,9 @@ references) is exempt too.
 from __future__ import annotations
 
 import builtins
-import os
 import sys
 
-from ..guards import FUTURE_MASK, with_futures
+from ..guards import FUTURE_MASK, caller_namespace, import_machinery, library_file, with_futures
 from . import _base, _exc
 from .config import state
 
@@ -40,51 +39,6 @@ def _engine():
     from . import engine
     return engine
 
-_AGENT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def _stdlib_dirs() -> tuple:
-    dirs = {os.path.dirname(os.__file__) + os.sep}
-    for prefix in {sys.base_prefix, sys.base_exec_prefix}:
-        for lib in ("lib", "lib64"):
-            dirs.add(os.path.join(prefix, lib, f"python{sys.version_info[0]}.{sys.version_info[1]}") + os.sep)
-    return tuple(sorted(dirs))
-
-
-_STDLIB_DIRS = _stdlib_dirs()
-_exempt_cache: dict = {}
-
-
-def _main_package() -> str:
-    """The top-level package of ``python -m pkg.mod`` (an application installed
-    into site-packages is still the application)."""
-    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
-    name = getattr(spec, "name", None) or ""
-    return name.partition(".")[0]
-
-
-def library_file(filename: str) -> bool:
-    """True for code of the standard library, an installed package (other
-    than the one ``-m`` runs), or this package."""
-    v = _exempt_cache.get(filename)
-    if v is None:
-        for marker in ("/site-packages/", "/dist-packages/"):
-            if marker in filename:
-                top = filename.rpartition(marker)[2].partition("/")[0]
-                main = _main_package()
-                return not main or top not in (main, main + ".py")
-        v = (filename.startswith(_AGENT_DIR) or filename.startswith("<frozen ")
-             or filename.startswith(_STDLIB_DIRS))
-        if len(_exempt_cache) < 65536:
-            _exempt_cache[filename] = v
-    return v
-
-
-def _import_machinery(filename: str) -> bool:
-    return filename.startswith(("<frozen importlib.", "<frozen zipimport")) or \
-        any(filename.startswith(d + "importlib" + os.sep) for d in _STDLIB_DIRS)
-
-
 def _exempt(frame) -> bool:
     if frame is None:
         return False
@@ -93,7 +47,7 @@ def _exempt(frame) -> bool:
         # Inside a guarded evaluation only the import machinery is exempt (it
         # runs module code the import rules let load); a library evaluating a
         # string on the evaluated code's behalf is judged like the evaluated code.
-        return _import_machinery(filename)
+        return import_machinery(filename)
     return library_file(filename)
 
 
@@ -104,19 +58,8 @@ def _caller(depth: int = 2):
         return None
 
 
-def _plain_namespace(g, l, frame):
-    """What the builtin would have used: the caller's globals and locals."""
-    if g is None and frame is not None:
-        g = frame.f_globals
-        if l is None:
-            l = frame.f_locals
-            if type(l) is not dict:
-                l = dict(l)  # 3.13+: the builtin sees a snapshot, not the write-through proxy
-    return g, l
-
-
 def _plain(kind: str, source, g, l, frame, closure=None):
-    g, l = _plain_namespace(g, l, frame)
+    g, l = caller_namespace(g, l, frame)
     source = with_futures(source, kind, frame, _orig_compile)
     if kind == "eval":
         return _orig_eval(source, g, l)
@@ -138,8 +81,10 @@ def _refused(qual: str, frame) -> bool:
     return False
 
 
-def eval(source, globals=None, locals=None):  # noqa: A001 - stands for the builtin
-    frame = _caller()
+# The doors, given the caller's frame: the builtins below, and learning's
+# doors that load this module on first use (_bootstrap.py), call these.
+
+def eval_from(frame, source, globals=None, locals=None):
     if _exempt(frame):
         return _plain("eval", source, globals, locals, frame)
     if not state.present and _refused("builtins.eval", frame):
@@ -147,8 +92,15 @@ def eval(source, globals=None, locals=None):  # noqa: A001 - stands for the buil
     return _engine().evaluate("eval", source, globals, locals, frame)
 
 
-def compile(source, filename, mode, flags=0, dont_inherit=False, optimize=-1, **kwargs):  # noqa: A001
-    frame = _caller()
+def exec_from(frame, source, globals=None, locals=None, closure=None):
+    if _exempt(frame):
+        return _plain("exec", source, globals, locals, frame, closure)
+    if not state.present and _refused("builtins.exec", frame):
+        return _plain("exec", source, globals, locals, frame, closure)
+    return _engine().evaluate("exec", source, globals, locals, frame, closure=closure)
+
+
+def compile_from(frame, source, filename, mode, flags=0, dont_inherit=False, optimize=-1, **kwargs):
     if not dont_inherit and frame is not None:
         flags |= frame.f_code.co_flags & FUTURE_MASK
     if _exempt(frame) or (not state.present and _refused("builtins.compile", frame)):
@@ -156,22 +108,20 @@ def compile(source, filename, mode, flags=0, dont_inherit=False, optimize=-1, **
     return _engine().guarded_compile(source, filename, mode, flags, frame, optimize)
 
 
+def eval(source, globals=None, locals=None):  # noqa: A001 - stands for the builtin
+    return eval_from(_caller(), source, globals, locals)
+
+
+def compile(source, filename, mode, flags=0, dont_inherit=False, optimize=-1, **kwargs):  # noqa: A001
+    return compile_from(_caller(), source, filename, mode, flags, dont_inherit, optimize, **kwargs)
+
+
 if sys.version_info >= (3, 11):
     def exec(source, globals=None, locals=None, *, closure=None):  # noqa: A001
-        frame = _caller()
-        if _exempt(frame):
-            return _plain("exec", source, globals, locals, frame, closure)
-        if not state.present and _refused("builtins.exec", frame):
-            return _plain("exec", source, globals, locals, frame, closure)
-        return _engine().evaluate("exec", source, globals, locals, frame, closure=closure)
+        return exec_from(_caller(), source, globals, locals, closure)
 else:
     def exec(source, globals=None, locals=None):  # noqa: A001 - no closure= before 3.11
-        frame = _caller()
-        if _exempt(frame):
-            return _plain("exec", source, globals, locals, frame)
-        if not state.present and _refused("builtins.exec", frame):
-            return _plain("exec", source, globals, locals, frame)
-        return _engine().evaluate("exec", source, globals, locals, frame)
+        return exec_from(_caller(), source, globals, locals)
 
 
 WRAPPERS = {"eval": eval, "exec": exec, "compile": compile}

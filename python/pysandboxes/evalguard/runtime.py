@@ -30,13 +30,16 @@ from .rules import FRAME_CAPTURE, RESERVED_PREFIX, Profile
 from .sizes import _is_int, _itemsize, _mul_cost, _short, check_printf, check_spec, op_cost, refuse_alloc, result_size
 
 INF = float("inf")
-_getattr = _b.getattr
-_hasattr = _b.hasattr
-_isinstance = _b.isinstance
-_format = _b.format
-_type = _b.type
-_BUILTIN_FN = _type(len)
+# The builtins as the guard found them (_base.py), not as they are now: this
+# module loads on the first guarded evaluation, after the program may have
+# replaced some of them.
 _ORIGINALS = _base.ORIGINALS
+_getattr = _ORIGINALS["getattr"]
+_hasattr = _ORIGINALS["hasattr"]
+_isinstance = _ORIGINALS["isinstance"]
+_format = _ORIGINALS["format"]
+_type = _ORIGINALS["type"]
+_BUILTIN_FN = _type(len)
 current = _base.current
 
 # Names whose builtin value is exchanged for its guarded shim wherever the

@@ -28,6 +28,10 @@ _STDLIB_DIR = os.path.dirname(os.__file__) + os.sep
 _cache: dict[str, int] = {}
 _tls = _thread._local()
 
+# The builtins when the agent installed its guards, for an eval guard that
+# loads later (learning's doors, _bootstrap.py).
+builtins_at_start: "dict | None" = None
+
 
 def classify(filename: str) -> int:
     kind = _cache.get(filename)
@@ -79,3 +83,61 @@ def with_futures(source, mode: str, frame, compile_fn):
     if mode == "eval":
         source = source.lstrip(" \t" if isinstance(source, str) else b" \t")
     return compile_fn(source, "<string>", mode, flags, True)
+
+
+# -- call sites the eval guard lets through ----------------------------------
+# (here rather than in evalguard.hooks: learning's doors, _bootstrap.py, test
+# them before the eval guard is loaded)
+
+def _stdlib_dirs() -> tuple:
+    dirs = {_STDLIB_DIR}
+    for prefix in {sys.base_prefix, sys.base_exec_prefix}:
+        for lib in ("lib", "lib64"):
+            dirs.add(os.path.join(prefix, lib, f"python{sys.version_info[0]}.{sys.version_info[1]}") + os.sep)
+    return tuple(sorted(dirs))
+
+
+STDLIB_DIRS = _stdlib_dirs()
+_library_cache: dict[str, bool] = {}
+
+
+def main_package() -> str:
+    """The top-level package of ``python -m pkg.mod`` (an application installed
+    into site-packages is still the application)."""
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    name = getattr(spec, "name", None) or ""
+    return name.partition(".")[0]
+
+
+def library_file(filename: str) -> bool:
+    """True for code of the standard library, an installed package (other
+    than the one ``-m`` runs), or this package."""
+    v = _library_cache.get(filename)
+    if v is None:
+        for marker in ("/site-packages/", "/dist-packages/"):
+            if marker in filename:
+                top = filename.rpartition(marker)[2].partition("/")[0]
+                main = main_package()
+                return not main or top not in (main, main + ".py")
+        v = (filename.startswith(_AGENT_DIR) or filename.startswith("<frozen ")
+             or filename.startswith(STDLIB_DIRS))
+        if len(_library_cache) < 65536:
+            _library_cache[filename] = v
+    return v
+
+
+def import_machinery(filename: str) -> bool:
+    return filename.startswith(("<frozen importlib.", "<frozen zipimport")) or \
+        any(filename.startswith(d + "importlib" + os.sep) for d in STDLIB_DIRS)
+
+
+def caller_namespace(g, loc, frame):
+    """What eval/exec would have used for globals and locals left out: the
+    caller's."""
+    if g is None and frame is not None:
+        g = frame.f_globals
+        if loc is None:
+            loc = frame.f_locals
+            if type(loc) is not dict:
+                loc = dict(loc)  # 3.13+: the builtin sees a snapshot, not the write-through proxy
+    return g, loc
