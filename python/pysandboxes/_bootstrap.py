@@ -127,18 +127,13 @@ def _learning_doors(load) -> None:
         frame = guards.frame_at(1)
         if guarded(frame):
             return hooks().eval_from(frame, source, globals, locals)
-        g, loc = guards.caller_namespace(globals, locals, frame)
-        return orig_eval(guards.with_futures(source, "eval", frame, orig_compile), g, loc)
+        return guards.run_plain(orig_eval, "eval", source, globals, locals, frame, orig_compile)
 
     def exec(source, globals=None, locals=None, *, closure=None):  # noqa: A001
         frame = guards.frame_at(1)
         if guarded(frame):
             return hooks().exec_from(frame, source, globals, locals, closure)
-        g, loc = guards.caller_namespace(globals, locals, frame)
-        source = guards.with_futures(source, "exec", frame, orig_compile)
-        if closure is not None:  # before 3.11 the builtin refuses it, as it should
-            return orig_exec(source, g, loc, closure=closure)
-        return orig_exec(source, g, loc)
+        return guards.run_plain(orig_exec, "exec", source, globals, locals, frame, orig_compile, closure)
 
     def compile(source, filename, mode, flags=0, dont_inherit=False, optimize=-1, **kwargs):  # noqa: A001
         frame = guards.frame_at(1)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import builtins
 import sys
 
-from ..guards import FUTURE_MASK, caller_namespace, import_machinery, library_file, with_futures
+from ..guards import FUTURE_MASK, import_machinery, library_file, run_plain
 from . import _base, _exc
 from .config import state
 
@@ -59,13 +59,7 @@ def _caller(depth: int = 2):
 
 
 def _plain(kind: str, source, g, l, frame, closure=None):
-    g, l = caller_namespace(g, l, frame)
-    source = with_futures(source, kind, frame, _orig_compile)
-    if kind == "eval":
-        return _orig_eval(source, g, l)
-    if closure is not None:
-        return _orig_exec(source, g, l, closure=closure)
-    return _orig_exec(source, g, l)
+    return run_plain(_orig_eval if kind == "eval" else _orig_exec, kind, source, g, l, frame, _orig_compile, closure)
 
 
 def _refused(qual: str, frame) -> bool:

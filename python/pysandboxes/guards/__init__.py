@@ -131,13 +131,17 @@ def import_machinery(filename: str) -> bool:
         any(filename.startswith(d + "importlib" + os.sep) for d in STDLIB_DIRS)
 
 
-def caller_namespace(g, loc, frame):
-    """What eval/exec would have used for globals and locals left out: the
-    caller's."""
+def run_plain(fn, mode: str, source, g, loc, frame, compile_fn, closure=None):
+    """The builtin eval or exec (`fn`) of `source` as if `frame` had called
+    it: the caller's globals and locals where none are given, its
+    __future__ flags (compile_fn: the original compile)."""
     if g is None and frame is not None:
         g = frame.f_globals
         if loc is None:
             loc = frame.f_locals
             if type(loc) is not dict:
                 loc = dict(loc)  # 3.13+: the builtin sees a snapshot, not the write-through proxy
-    return g, loc
+    source = with_futures(source, mode, frame, compile_fn)
+    if closure is not None:  # before 3.11 the builtin refuses it, as it should
+        return fn(source, g, loc, closure=closure)
+    return fn(source, g, loc)
