@@ -108,20 +108,29 @@ def _learning_doors(load) -> None:
     guards.builtins_at_start = dict(builtins.__dict__)
     orig_eval, orig_exec, orig_compile = (api.original(getattr(builtins, n)) for n in ("eval", "exec", "compile"))
     loaded: list = []
+    loading: list = []  # the thread loading it
     lock = _thread.allocate_lock()
 
     def hooks():
         if not loaded:
             with lock:
                 if not loaded:
-                    load()
-                    from .evalguard import hooks
+                    loading.append(_thread.get_ident())
+                    try:
+                        load()
+                        from .evalguard import hooks
 
-                    loaded.append(hooks)
+                        loaded.append(hooks)
+                    finally:
+                        loading.clear()
         return loaded[0]
 
     def guarded(frame) -> bool:
-        return bool(loaded) or frame is None or not guards.library_file(frame.f_code.co_filename)
+        if loaded:
+            return True
+        if loading and loading[0] == _thread.get_ident():
+            return False  # an evaluation while the guard loads (a program's audit hook): not learned
+        return frame is None or not guards.library_file(frame.f_code.co_filename)
 
     def eval(source, globals=None, locals=None):  # noqa: A001 - stands for the builtin
         frame = guards.frame_at(1)

@@ -138,3 +138,19 @@ class LearningDoors(unittest.TestCase):
                 doc = rules(mode=mode, eval={"present": present, "profiles": {"": {"syntax": ["arith"]}}})
                 run = run_agent(["-c", code], doc)
                 self.assertEqual((run.returncode, run.stdout.strip()), (0, "True"), run.stderr)
+
+    def test_an_evaluation_while_the_guard_loads_does_not_hang(self) -> None:
+        # The program's own audit hook evaluates a string on each import: the
+        # imports of the guard's first load call it on the loading thread.
+        code = textwrap.dedent("""
+            import sys
+            seen = []
+            def hook(event, args):
+                if event == "import" and not seen:
+                    seen.append(eval("1 + 1"))
+            sys.addaudithook(hook)
+            print(eval("2 * 3"), seen)
+        """)
+        run = run_agent(["-c", code], rules(mode="learn"), timeout=30)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(run.stdout.strip(), "6 [2]")
