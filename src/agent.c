@@ -61,17 +61,17 @@ static bool opt_find(const char *const *py_opts, size_t n,
 		if (!o || o[0] != '-' || o[1] == '-' || o[1] == '\0')
 			continue;
 		for (const char *c = o + 1; *c; c++) {
-			const char *arg = NULL;
-
-			if (opt_takes_arg(*c))
-				arg = c[1] ? c + 1 : i + 1 < n ? py_opts[i + 1] : NULL;
-			if (fn(*c, arg))
-				return true;
-			if (opt_takes_arg(*c)) {
-				if (c[1] == '\0')
-					i++;	/* separate argument token */
-				break;
+			if (!opt_takes_arg(*c)) {
+				if (fn(*c, NULL))
+					return true;
+				continue;
 			}
+			/* The rest of the token, else the next one, is its argument. */
+			if (fn(*c, c[1] ? c + 1 : i + 1 < n ? py_opts[i + 1] : NULL))
+				return true;
+			if (c[1] == '\0')
+				i++;
+			break;
 		}
 	}
 	return false;
