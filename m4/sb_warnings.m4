@@ -52,4 +52,5 @@ AS_IF([test "x$enable_hardening" = xyes], [
 ])
 AC_SUBST([HARDEN_CFLAGS])
 AC_SUBST([HARDEN_LDFLAGS])
+AC_SUBST([enable_hardening])
 ])

@@ -45,7 +45,8 @@ SUP_TESTS = tests/integration/sup-basic.py tests/integration/sup-files.py \
 	tests/integration/sup-race.py tests/integration/sup-fifo.py \
 	tests/integration/sup-threads.py tests/integration/sup-rlimit.py \
 	tests/integration/sup-kill.py tests/integration/audit-race.py \
-	tests/integration/sup-paths.py tests/integration/sup-idle.py
+	tests/integration/sup-paths.py tests/integration/sup-idle.py \
+	tests/integration/sup-hardening.py
 TESTS += $(SUP_TESTS)
 EXTRA_DIST += $(SUP_TESTS) tests/integration/sup_util.py
 
