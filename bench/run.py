@@ -80,7 +80,9 @@ env=PATH=${PATH}
 LEARN_WORKLOADS = ("start (-c pass)", "import-heavy start")
 # Also run under bench/unotify-floor --run: every openat and newfstatat
 # trapped and CONTINUEd at once, the part of python-sb's cost no decision
-# can remove.
+# can remove; and under --run-walk, which also reads each path and opens it
+# O_PATH before the CONTINUE, the least a supervisor deciding on resolved
+# paths does.
 TRAP_WORKLOADS = LEARN_WORKLOADS
 
 STRACE_CALLS = ("open,openat,openat2,creat,newfstatat,statx,access,faccessat,faccessat2,readlink,"
@@ -240,6 +242,7 @@ def main() -> int:
         run_modes = dict(modes, learn=learn_mode) if name in LEARN_WORKLOADS else dict(modes)
         if name in TRAP_WORKLOADS and os.access(args.floor, os.X_OK):
             run_modes["trap"] = lambda f: [args.floor, "--run", args.python, f]
+            run_modes["walk"] = lambda f: [args.floor, "--run-walk", args.python, f]
         times: dict[str, list[float]] = {m: [] for m in run_modes}
         for m in run_modes:  # warm-up
             timed(run_modes[m](f), work, env)
@@ -289,9 +292,13 @@ def main() -> int:
     if trap_rows:
         out += ["", "The trap alone (bench/unotify-floor --run: the same program with every openat and newfstatat "
                 "trapped and CONTINUEd at once, nothing read or decided; python-sb traps a few more calls, and its "
-                "agent makes fewer: see the most notified calls below)", "",
-                "| workload | bare | trap alone | ratio | python-sb | ratio |", "|---|---|---|---|---|---|"]
+                "agent makes fewer: see the most notified calls below), and the trap with the walk "
+                "(--run-walk: each path also read from the program and opened O_PATH without following "
+                "symlinks before the CONTINUE, as any supervisor deciding on resolved paths must)", "",
+                "| workload | bare | trap alone | ratio | trap + walk | ratio | python-sb | ratio |",
+                "|---|---|---|---|---|---|---|---|"]
         out += [f"| {n} | {m['bare'] * 1000:.1f} ms | {m['trap'] * 1000:.1f} ms | {r['trap']:.2f} | "
+                f"{m['walk'] * 1000:.1f} ms | {r['walk']:.2f} | "
                 f"{m['python-sb'] * 1000:.1f} ms | {r['python-sb']:.2f} |" for n, m, r in trap_rows]
     learn_rows = [(name, med, ratio) for name, med, ratio in rows if "learn" in med]
     if learn_rows:

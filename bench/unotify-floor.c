@@ -5,6 +5,7 @@
  *
  *   unotify-floor [CALLS]
  *   unotify-floor --run PROGRAM [ARG...]
+ *   unotify-floor --run-walk PROGRAM [ARG...]
  *
  * For each setup (waiting threads, sync wake-up on or off) a child installs
  * a filter that notifies openat and newfstatat only, then times CALLS
@@ -15,6 +16,15 @@
  * on a real descriptor passes in-kernel, as under python-sb) with one
  * waiter and the sync wake-up: bench/run.py times a workload that way to
  * show how much of python-sb's added time is the trap alone.
+ *
+ * --run-walk does, before each CONTINUE, the least any supervisor must do to
+ * decide on a resolved path: read the path from the target (256 bytes, as
+ * python-sb's first read), check the request is still alive (ID_VALID) and
+ * open the path O_PATH without following symlinks (openat2, then close).
+ * At an interpreter's start the caches are cold, and this walk costs several
+ * times what it costs in a loop; it also warms the kernel's own lookup that
+ * follows the CONTINUE.  The difference to --run is the walk's share,
+ * which python-sb pays as well; python-sb minus --run-walk is its deciding.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +33,7 @@
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +42,8 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -93,6 +106,33 @@ static int install_filter(void)
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 }
 
+static bool walk;	/* --run-walk */
+
+/* The walk of --run-walk (see the top); absolute paths only, as the
+ * import system's are. */
+static void walk_path(int fd, const struct seccomp_notif *req)
+{
+	char path[257];
+	struct iovec local = { path, 256 }, remote;
+	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	__u64 id = req->id;
+	ssize_t n;
+	int obj;
+
+	remote.iov_base = (void *)(uintptr_t)req->data.args[1];
+	remote.iov_len = 256;
+	n = process_vm_readv((pid_t)req->pid, &local, 1, &remote, 1, 0);
+	if (n <= 0 || ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0)
+		return;
+	path[n] = '\0';
+	if (path[0] != '/' || !memchr(path, '\0', (size_t)n))
+		return;
+	obj = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (obj >= 0)
+		close(obj);
+}
+
 static void *answer(void *arg)
 {
 	int fd = (int)(intptr_t)arg;
@@ -107,6 +147,8 @@ static void *answer(void *arg)
 				continue;
 			return NULL;	/* ENOENT: the child is gone */
 		}
+		if (walk)
+			walk_path(fd, &req);
 		memset(&resp, 0, sizeof(resp));
 		resp.id = req.id;
 		/* CONTINUE: a benchmark of the mechanism, nothing is judged. */
@@ -252,6 +294,10 @@ int main(int argc, char **argv)
 
 	if (argc > 2 && !strcmp(argv[1], "--run"))
 		return run_program(argv + 2);
+	if (argc > 2 && !strcmp(argv[1], "--run-walk")) {
+		walk = true;
+		return run_program(argv + 2);
+	}
 	calls = argc > 1 ? atol(argv[1]) : 20000;
 
 	if (calls <= 0) {
