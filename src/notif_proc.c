@@ -281,6 +281,8 @@ static int outside(struct sb_notif *n)
 	n->ev->category = -1;	/* no category grant reaches outside */
 	if (sb_notif_refuse(n, EPERM, NULL, ""))
 		return 0;
+	/* CONTINUE: learn or audit mode, which enforce nothing (the refusal is
+	 * recorded above); decided on registers only, nothing to race. */
 	sb_notif_continue(n);
 	return 0;
 }
