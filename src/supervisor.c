@@ -1099,8 +1099,14 @@ static void handle(struct sb_sup *s, const struct seccomp_notif *req, struct sb_
 	if (n.blk)
 		sb_notif_block_end(&n);
 	if (n.log && !n.sent && ev->verdict == SB_DENIED) {
-		/* The target still waits for this answer: who asked, then why. */
-		sb_notif_attribute(&n);
+		/* The target still waits for this answer: who asked, then why.
+		 * Not for the import system caching bytecode where nothing may
+		 * be written when no log or report will show where: it is never
+		 * printed, the interpreter goes on without, and reading the stack
+		 * (the first read scans the interpreter's symbols) would be the
+		 * dearest part of each module a read-only tree imports. */
+		if (!(s->o->refusals_only && pycache_write(ev)))
+			sb_notif_attribute(&n);
 		explain_to_agent(s, &n);
 	}
 	if (n.log && !n.sent)

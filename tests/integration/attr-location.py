@@ -175,6 +175,8 @@ class Location(unittest.TestCase):
                    if "__pycache__" in e["object"] and e["verdict"] == "denied"]
         self.assertTrue(refused, "the refused bytecode write is in the log")
         self.assertTrue(all(e["intent"].startswith(("write", "read,write")) for e in refused), refused)
+        # Located when a log will show it (without one the stack is not read).
+        self.assertTrue(all(e.get("python") == "prog.py:1 in <module>()" for e in refused), refused)
 
 
 if __name__ == "__main__":
