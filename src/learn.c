@@ -314,6 +314,10 @@ static int record_locked(struct sb_learn *l, const struct sb_event *ev)
 	int rc = 0;
 
 	l->n_events++;
+	/* The bytecode cache (log.h): what enforce mode refuses without a word
+	 * is no violation, and a writable cache is code for the next run. */
+	if (sb_event_bytecode_write(ev))
+		return 0;
 	if (l->keep_refusals && ev->verdict != SB_ALLOWED && (rc = audit_add(l, ev)))
 		return rc;
 	/* The supervisor allowed it under this very policy, with rules the

@@ -27,6 +27,7 @@ EXTRA_DIST += tests/unit/learn-data/hosts tests/unit/learn-data/existing.py-sand
 
 LEARN_ITESTS = tests/integration/learn-new-file.py tests/integration/learn-relearn.py \
 	tests/integration/learn-lock.py tests/integration/learn-endings.py \
-	tests/integration/learn-roundtrip.py tests/integration/learn-diff.py
+	tests/integration/learn-roundtrip.py tests/integration/learn-diff.py \
+	tests/integration/learn-bytecode.py
 TESTS += $(LEARN_ITESTS)
 EXTRA_DIST += $(LEARN_ITESTS) tests/integration/learnlib.py

@@ -70,6 +70,22 @@ const char *sb_event_kind_name(enum sb_event_kind kind)
 	return "unknown";
 }
 
+bool sb_event_bytecode_write(const struct sb_event *ev)
+{
+	const char *pc, *rest;
+
+	if (ev->kind != SB_EV_PATH || !(ev->access & SB_ACC_WRITE))
+		return false;
+	for (pc = strstr(ev->path, "/__pycache__"); pc; pc = strstr(pc + 1, "/__pycache__")) {
+		rest = pc + strlen("/__pycache__");
+		if (*rest == '\0')
+			return true;
+		if (*rest == '/' && !strchr(rest + 1, '/') && strstr(rest + 1, ".pyc"))
+			return true;
+	}
+	return false;
+}
+
 int sb_event_fill_comm(struct sb_event *ev)
 {
 	char path[48];

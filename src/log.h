@@ -7,6 +7,7 @@
 #ifndef SB_LOG_H
 #define SB_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "event.h"
@@ -43,6 +44,13 @@ int sb_event_refusal_text(const struct sb_event *ev, char *buf, size_t cap);
  * (an explicit net=DENY, an ignore= rule, the protected policy file).
  * Returns the length or -ENOSPC. */
 int sb_event_tip(const struct sb_event *ev, char *buf, size_t cap);
+
+/* The import system caching bytecode: a write to a __pycache__ directory or
+ * to a .pyc (or its temporary file) directly in one.  Where the program may
+ * not write, the interpreter goes on without: the refusal is logged but not
+ * printed, counted by neither --audit nor the CI report, and never learned
+ * (a writable cache would let one run plant code for every later run). */
+bool sb_event_bytecode_write(const struct sb_event *ev);
 
 /* Fill ev->comm from /proc/TID/comm (a host tid).  Off the hot path: the
  * thread may be gone by then (-ENOENT, comm stays ""). */

@@ -390,8 +390,9 @@ void sb_report_add(struct sb_report *r, const struct sb_event *ev)
 	uint64_t h;
 	size_t slot = 0;
 
-	if (!r || !ev || (ev->verdict != SB_DENIED && ev->verdict != SB_WOULD_DENY))
-		return;
+	if (!r || !ev || (ev->verdict != SB_DENIED && ev->verdict != SB_WOULD_DENY) ||
+	    sb_event_bytecode_write(ev))
+		return;	/* allowed, or the interpreter's bytecode cache (log.h) */
 	f = family_of(ev);
 	event_object(ev, object, sizeof(object), &proto);
 	h = item_hash(f, object, proto);

@@ -963,25 +963,6 @@ static void *event_main(void *arg)
 	return NULL;
 }
 
-/* The import system caching bytecode (a __pycache__ directory or a .pyc in
- * it) where the program may not write: it gets on without, so every
- * read-only exposure of sources would print it on every run. */
-static bool pycache_write(const struct sb_event *ev)
-{
-	const char *pc, *rest;
-
-	if (ev->kind != SB_EV_PATH || !(ev->access & SB_ACC_WRITE))
-		return false;
-	for (pc = strstr(ev->path, "/__pycache__"); pc; pc = strstr(pc + 1, "/__pycache__")) {
-		rest = pc + strlen("/__pycache__");
-		if (*rest == '\0')
-			return true;
-		if (*rest == '/' && !strchr(rest + 1, '/') && strstr(rest + 1, ".pyc"))
-			return true;
-	}
-	return false;
-}
-
 static void notice(struct sb_sup *s, const struct sb_notif *n)
 {
 	const struct sb_event *ev = n->ev;
@@ -992,8 +973,9 @@ static void notice(struct sb_sup *s, const struct sb_notif *n)
 		return;
 	if (ev->verdict != SB_DENIED && !(s->o->mode == SB_MODE_AUDIT && ev->verdict == SB_WOULD_DENY))
 		return;
-	/* Still in the JSON log: only the terminal is spared. */
-	if (pycache_write(ev) || !sb_pyctx_first_notice(s->py, n->tgid > 0 ? n->tgid : ev->tid, ev))
+	/* A bytecode-cache write: still in the JSON log, only the terminal is
+	 * spared. */
+	if (sb_event_bytecode_write(ev) || !sb_pyctx_first_notice(s->py, n->tgid > 0 ? n->tgid : ev->tid, ev))
 		return;
 	len = sb_event_to_notice(ev, buf, sizeof(buf));
 	/* A closed stderr changes nothing: the refusal itself stands. */
@@ -1105,7 +1087,7 @@ static void handle(struct sb_sup *s, const struct seccomp_notif *req, struct sb_
 		 * printed, the interpreter goes on without, and reading the stack
 		 * (the first read scans the interpreter's symbols) would be the
 		 * dearest part of each module a read-only tree imports. */
-		if (!(s->o->refusals_only && pycache_write(ev)))
+		if (!(s->o->refusals_only && sb_event_bytecode_write(ev)))
 			sb_notif_attribute(&n);
 		explain_to_agent(s, &n);
 	}
