@@ -99,6 +99,42 @@ def accept_forever(srv: socket.socket) -> None:
         c.close()
 
 
+class Ratio(float):
+    """The median of the rounds' own ratios, printed with the middle half of
+    them: on a shared 2-core VM one series' median moves by several hundredths
+    from hour to hour, and a target of 1.05 is read against that spread."""
+
+    def __new__(cls, rounds: list[float]) -> "Ratio":
+        r = super().__new__(cls, statistics.median(rounds))
+        q = statistics.quantiles(rounds, n=4) if len(rounds) > 1 else [rounds[0]] * 3
+        r.q1, r.q3 = q[0], q[2]
+        return r
+
+    def __format__(self, spec: str) -> str:
+        return f"{float(self):{spec}} ({self.q1:{spec}}–{self.q3:{spec}})"
+
+
+def dentry_cache() -> str:
+    """The dentry cache's size, and its hash table's when the kernel command
+    line sets it.  Every path lookup walks one hash chain per component: with
+    131 072 buckets (this VM's dhash_entries=) and two million dentries left by
+    days of test runs, most of them negative, the chains are ~15 long and the
+    supervisor's cold lookups at an interpreter's start take twice as long
+    (doc/supervisor.md §6)."""
+    try:
+        nr, _unused, _age, _want, negative = Path("/proc/sys/fs/dentry-state").read_text().split()[:5]
+        text = f"dentry cache {int(nr):,} entries ({int(negative):,} negative)"
+    except (OSError, ValueError):
+        return "dentry cache: unknown"
+    try:
+        for arg in Path("/proc/cmdline").read_text().split():
+            if arg.startswith("dhash_entries="):
+                text += f" in a hash of {int(arg.split('=', 1)[1]):,} buckets"
+    except (OSError, ValueError):
+        pass
+    return text
+
+
 def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
     t0 = time.perf_counter()
     r = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -209,6 +245,7 @@ def main() -> int:
     ap.add_argument("--write-results", action="store_true", help="write bench/RESULTS.md")
     args = ap.parse_args()
 
+    dcache_before = dentry_cache()
     strace = shutil.which("strace")
     work = Path(tempfile.mkdtemp(prefix="sb-bench-"))
     srv = socket.socket()
@@ -253,11 +290,11 @@ def main() -> int:
         # Ratios: the median of each round's own ratio.  Runs of one round
         # are seconds apart, so a slow spell of the machine (this one is a
         # VM with noisy neighbours) weighs on both sides of the ratio.
-        ratio = {m: statistics.median(x / y for x, y in zip(v, times["bare"])) for m, v in times.items()}
+        ratio = {m: Ratio([x / y for x, y in zip(v, times["bare"])]) for m, v in times.items()}
         rows.append((name, med, ratio))
         if lat_sb:
             lat_rows.append((name, *decisions(lat_sb, args.python, f, work, env, min(args.runs, 3))))
-        print(f"{name:28s} " + "  ".join(f"{m} {med[m] * 1000:8.1f} ms ({ratio[m]:.2f})" for m in run_modes),
+        print(f"{name:28s} " + "  ".join(f"{m} {med[m] * 1000:8.1f} ms ({float(ratio[m]):.2f})" for m in run_modes),
               flush=True)
 
     # The in-interpreter agent's own start-up cost: -c pass with and without
@@ -278,15 +315,16 @@ def main() -> int:
     out = [f"# python-sb benchmark ({time.strftime('%Y-%m-%d')})", "",
            f"Machine: {platform.machine()}, {os.cpu_count()} cores, kernel {platform.release()}, "
            f"python {args.python} ({subprocess.run([args.python, '-V'], capture_output=True, text=True).stdout.strip()}); "
-           f"times: median of {args.runs} alternating rounds; ratios: median of the rounds' own ratios; "
-           f"OS_SANDBOX={env['OS_SANDBOX']}.", "",
+           f"times: median of {args.runs} alternating rounds; ratios: median of the rounds' own ratios "
+           f"(in brackets the middle half of them, first to third quartile); "
+           f"OS_SANDBOX={env['OS_SANDBOX']}; {dcache_before} at the start, {dentry_cache()} at the end.", "",
            "| workload | bare | python-sb | ratio | strace | ratio | python-sb added / strace added |",
            "|---|---|---|---|---|---|---|"]
     for name, med, ratio in rows:
         b, s = med["bare"], med["python-sb"]
         t = med.get("strace")
         tcol = f"{t * 1000:.1f} ms | {ratio['strace']:.2f}" if t else "n/a | n/a"
-        added = f"{(ratio['python-sb'] - 1) / (ratio['strace'] - 1):.2f}" if t and ratio["strace"] > 1 else "n/a"
+        added = f"{(float(ratio['python-sb']) - 1) / (float(ratio['strace']) - 1):.2f}" if t and ratio["strace"] > 1 else "n/a"
         out.append(f"| {name} | {b * 1000:.1f} ms | {s * 1000:.1f} ms | {ratio['python-sb']:.2f} | {tcol} | {added} |")
     trap_rows = [(name, med, ratio) for name, med, ratio in rows if "trap" in med]
     if trap_rows:
