@@ -375,6 +375,36 @@ static void tip_dir(const char *path, char *dir, size_t cap)
 		*slash = '\0';
 }
 
+/* A process's entries under /proc: "/proc/PID", "/proc/self" and below. */
+static bool proc_entry(const char *path)
+{
+	const char *c = path + 6;
+	size_t n;
+
+	if (strncmp(path, "/proc/", 6) != 0)
+		return false;
+	n = strcspn(c, "/");
+	if ((n == 4 && strncmp(c, "self", 4) == 0) || (n == 11 && strncmp(c, "thread-self", 11) == 0))
+		return true;
+	return n > 0 && strspn(c, "0123456789") == n;
+}
+
+/* A directory no tip may name, although it is the one the access needs: the
+ * whole tree, the kernel's trees of every process and every device, and a
+ * process's /proc entries (its number changes at every run, and the
+ * sandbox's own are readable without a rule).  A user who reads the tip
+ * would expose far more than the program asked for: /proc holds the
+ * environment of every process of the same user, /dev every disk. */
+static bool tip_too_wide(const char *dir)
+{
+	static const char *const roots[] = { "/", "/proc", "/dev", "/sys" };
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
+		if (strcmp(dir, roots[i]) == 0)
+			return true;
+	return proc_entry(dir);
+}
+
 /* ./x under the current directory, ~/x under HOME (longest match first). */
 static void out_spelled_dir(struct out *o, const char *dir)
 {
@@ -422,6 +452,8 @@ static void compute_tip(const struct sb_event *ev, struct out *o)
 		if (ev->path[0] != '/')
 			return;
 		tip_dir(ev->path, dir, sizeof(dir));
+		if (tip_too_wide(dir))
+			return;
 		out_s(o, ev->access & SB_ACC_WRITE ? "expose-rw=" : "expose-ro=");
 		out_spelled_dir(o, dir);
 		return;
@@ -729,6 +761,23 @@ static void out_net_reason(struct out *o, const struct sb_event *ev)
 	}
 }
 
+/* Why a path refusal comes without a tip (compute_tip), where that is so. */
+static void out_untipped_dir(struct out *o, const struct sb_event *ev)
+{
+	char dir[PATH_MAX];
+
+	if (ev->path[0] != '/' || ev->cause != SB_CAUSE_POLICY || ev->tip[0])
+		return;
+	tip_dir(ev->path, dir, sizeof(dir));
+	if (proc_entry(dir)) {
+		out_s(o, " (none is suggested for a process's /proc entries)");
+	} else if (tip_too_wide(dir)) {
+		out_s(o, " (none is suggested for '");
+		out_s(o, dir);
+		out_s(o, "' whole)");
+	}
+}
+
 static void out_path_reason(struct out *o, const struct sb_event *ev)
 {
 	if (rule_is(ev, "ignore=")) {
@@ -739,8 +788,12 @@ static void out_path_reason(struct out *o, const struct sb_event *ev)
 		out_ruleref(o, ev->rule);
 	} else if (!ev->rule && ev->err == EACCES) {
 		out_s(o, "the active policy files are write-protected");
+	} else if (proc_entry(ev->path) && !(ev->access & (SB_ACC_WRITE | SB_ACC_EXEC))) {
+		/* The sandbox's own processes are read without a rule. */
+		out_s(o, "a process outside the sandbox");
 	} else {
 		out_s(o, "no expose rule");
+		out_untipped_dir(o, ev);
 	}
 }
 

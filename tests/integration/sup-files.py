@@ -209,6 +209,55 @@ attempt("read", lambda: len(open(P).read()) > 0)
         self.assertFalse((cfgdir / ".py-sandboxes.old").exists())
         self.assertFalse((cfgdir / ".py-sandboxes.hl").exists())
 
+    def test_no_tip_exposes_too_much(self) -> None:
+        """Refusals outside every exposure name the rule to add, but never one
+        that would expose the whole tree, every process's /proc entries (the
+        environment of each process of the same user) or every device; the
+        supervisor's own environment stays out of reach."""
+        marker = f"/sb-tip-{os.getpid()}.txt"
+        s = self.t.script(TRY + f'''
+attempt("ppid-environ", lambda: SECRET in open(f"/proc/{{os.getppid()}}/environ", "rb").read().decode("latin-1"))
+attempt("cpuinfo", lambda: len(open("/proc/cpuinfo").read()) > 0)
+attempt("dev", lambda: len(os.listdir("/dev")) > 0)
+attempt("root-write", lambda: open({marker!r}, "w").write("x"))
+attempt("osrelease", lambda: len(open("/proc/sys/kernel/osrelease").read()) > 0)
+'''.replace("SECRET", repr(SECRET_TEXT)))
+        try:
+            cp = run(self.t, [str(s)], env={"SB_TEST_SUPERVISOR_SECRET": SECRET_TEXT})
+            self.assertFalse(os.path.exists(marker), "the program wrote " + marker)
+        finally:
+            if os.path.exists(marker):
+                os.unlink(marker)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        for name in ("ppid-environ", "cpuinfo", "dev", "osrelease"):
+            self.assertEqual(lines_of(cp, name + " "), [f"{name} ERR ENOENT"], cp.stdout + cp.stderr)
+        self.assertEqual(lines_of(cp, "root-write "), ["root-write ERR ENOENT"], cp.stdout + cp.stderr)
+        notices = [l for l in cp.stderr.splitlines() if l.startswith("python-sb: DENIED")]
+
+        def notice(obj: str) -> str:
+            found = [l for l in notices if f" '{obj}' " in l]
+            self.assertEqual(len(found), 1, cp.stderr)
+            return found[0]
+
+        self.assertTrue(notice(f"/proc/{cp_ppid(notices)}/environ").endswith(": a process outside the sandbox"),
+                        cp.stderr)
+        self.assertTrue(notice("/proc/cpuinfo").endswith(": no expose rule (none is suggested for '/proc' whole)"),
+                        cp.stderr)
+        self.assertTrue(notice("/dev").endswith(": no expose rule (none is suggested for '/dev' whole)"), cp.stderr)
+        self.assertTrue(notice(marker).endswith(": no expose rule (none is suggested for '/' whole)"), cp.stderr)
+        self.assertTrue(notice("/proc/sys/kernel/osrelease").endswith("; add expose-ro=/proc/sys/kernel"),
+                        cp.stderr)
+        for wide in ("expose-ro=/proc\n", "expose-ro=/dev\n", "expose-rw=/\n", "expose-ro=/proc/1"):
+            self.assertNotIn("add " + wide, cp.stderr + "\n")
+
+
+def cp_ppid(notices: list[str]) -> str:
+    """The process number in the refused /proc/PID/environ (python-sb's)."""
+    for line in notices:
+        if "/environ' " in line:
+            return line.split("'/proc/", 1)[1].split("/", 1)[0]
+    return "?"
+
 
 if __name__ == "__main__":
     sbtest.main(Files)

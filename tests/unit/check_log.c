@@ -7,6 +7,7 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -348,6 +349,52 @@ START_TEST(notice_supervisor_tip_wins)
 }
 END_TEST
 
+/* No tip would expose the whole tree, every process's /proc entries or
+ * every device, nor a process's own /proc entry (its number changes). */
+START_TEST(notice_path_no_wide_tip)
+{
+	static const struct {
+		const char *path;
+		unsigned access;
+		const char *tail;	/* after "(read|write): " */
+	} cases[] = {
+		{ "/proc/cpuinfo", SB_ACC_READ, "no expose rule (none is suggested for '/proc' whole)" },
+		{ "/proc", SB_ACC_READ, "no expose rule (none is suggested for '/proc' whole)" },
+		{ "/proc/4242/environ", SB_ACC_READ, "a process outside the sandbox" },
+		{ "/proc/self/environ", SB_ACC_READ, "a process outside the sandbox" },
+		{ "/proc/4242/mem", SB_ACC_WRITE,
+		  "no expose rule (none is suggested for a process's /proc entries)" },
+		{ "/dev/sb-no-such-device", SB_ACC_READ, "no expose rule (none is suggested for '/dev' whole)" },
+		{ "/sb-no-such-file", SB_ACC_WRITE, "no expose rule (none is suggested for '/' whole)" },
+		{ "/sys", SB_ACC_READ, "no expose rule (none is suggested for '/sys' whole)" },
+		/* Narrower directories of the same trees keep their tip. */
+		{ "/proc/sys/kernel/sb-no-such-file", SB_ACC_READ, "no expose rule; add expose-ro=/proc/sys/kernel" },
+		{ "/proc/4242x/y", SB_ACC_READ, "no expose rule; add expose-ro=/proc/4242x" },
+		{ "/dev/shm/sb-no-such-file", SB_ACC_WRITE, "no expose rule; add expose-rw=/dev/shm" },
+	};
+	struct sb_event *ev = new_event(SB_EV_PATH);
+	char want[512], tip[64];
+	cJSON *o;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strcpy(ev->path, cases[i].path);
+		ev->access = cases[i].access;
+		snprintf(want, sizeof(want), "python-sb: DENIED open '%s' (%s): %s\n", cases[i].path,
+			 cases[i].access == SB_ACC_READ ? "read" : "write", cases[i].tail);
+		check_notice(ev, want);
+		o = roundtrip(ev);
+		if (strstr(cases[i].tail, "; add ")) {
+			ck_assert_str_eq(sfield(o, "tip"), strstr(cases[i].tail, "; add ") + 6);
+		} else {
+			ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(o, "tip"));
+			ck_assert_int_eq(sb_event_tip(ev, tip, sizeof(tip)), 0);
+		}
+		cJSON_Delete(o);
+	}
+	free(ev);
+}
+END_TEST
+
 START_TEST(notice_path_rules)
 {
 	static const struct sb_rule_ref ign = { "/p/.py-sandboxes", 12, "ignore=.env" };
@@ -515,6 +562,7 @@ static Suite *log_suite(void)
 	tc = tcase_create("notice");
 	tcase_add_test(tc, notice_path_denied_with_home_tip);
 	tcase_add_test(tc, notice_supervisor_tip_wins);
+	tcase_add_test(tc, notice_path_no_wide_tip);
 	tcase_add_test(tc, notice_path_rules);
 	tcase_add_test(tc, notice_hostile_path_stays_one_line);
 	tcase_add_test(tc, notice_net);
