@@ -320,6 +320,23 @@ static bool event_ip(const struct sb_event *ev, char *ip, size_t cap, unsigned *
 	return false;
 }
 
+/* Cloud metadata services: they hand out the machine's credentials to
+ * whoever asks from it, the first thing a request forged by a manipulated
+ * model goes for (AWS, GCP, Azure, OpenStack and others at 169.254.169.254;
+ * ECS task credentials at 169.254.170.2; AWS over IPv6; Alibaba; Azure's
+ * WireServer). */
+static bool metadata_ip(const char *ip)
+{
+	static const char *const known[] = {
+		"169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200", "168.63.129.16",
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(ip, known[i]) == 0)
+			return true;
+	return false;
+}
+
 static bool is_wildcard(const char *ip)
 {
 	return strcmp(ip, "0.0.0.0") == 0 || strcmp(ip, "::") == 0;
@@ -745,7 +762,9 @@ static void out_ruleref(struct out *o, const struct sb_rule_ref *r)
 
 static void out_net_reason(struct out *o, const struct sb_event *ev)
 {
-	bool in = ev->dir & SB_DIR_IN;
+	bool in = ev->dir & SB_DIR_IN, v6;
+	char ip[INET6_ADDRSTRLEN];
+	unsigned port;
 
 	out_s(o, in ? "Listening on " : "Connection to ");
 	out_endpoint(o, ev, true);
@@ -758,6 +777,9 @@ static void out_net_reason(struct out *o, const struct sb_event *ev)
 		out_ruleref(o, ev->rule);
 	} else {
 		out_s(o, " DENIED by implicit default policy");
+		/* The tip stays exact, but nobody should add it unaware. */
+		if (!in && event_ip(ev, ip, sizeof(ip), &port, &v6) && metadata_ip(ip))
+			out_s(o, " (a cloud metadata service: it hands out this machine's credentials)");
 	}
 }
 

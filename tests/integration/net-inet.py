@@ -93,6 +93,20 @@ class NetInet(unittest.TestCase):
             self.assertEqual(denied.pending(), 0)
             self.assertIn("net=DENY", cp.stderr)
 
+    def test_metadata_refusal_warns(self) -> None:
+        """A connect to the cloud metadata service is refused like any other
+        address no rule allows, and its line says what the service is before
+        the rule that would allow it (the connect never leaves the machine:
+        it is refused before the kernel sees it)."""
+        cp = netlib.run(self.scratch, CONNECT, [],
+                        args=["md,169.254.169.254,80,4", "mapped,::ffff:169.254.169.254,80,6"])
+        self.assertEqual(netlib.check_run(self, cp), {"md": "ECONNREFUSED", "mapped": "ECONNREFUSED"})
+        lines = [l for l in cp.stderr.splitlines() if l.startswith("python-sb: DENIED connect 169.254.169.254:80")]
+        self.assertEqual(len(lines), 2, cp.stderr)
+        for line in lines:
+            self.assertIn("DENIED by implicit default policy (a cloud metadata service: it hands out this "
+                          "machine's credentials); add net=ALLOW|TCP|169.254.169.254/32|80|OUT", line)
+
     def test_unspecified_destination_is_loopback(self) -> None:
         """connect(0.0.0.0:P) reaches 127.0.0.1:P: a rule about 0.0.0.0 must
         not let it past a DENY on 127.0.0.0/8."""

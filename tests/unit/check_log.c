@@ -458,6 +458,24 @@ START_TEST(notice_net)
 	strcpy(ev->pyloc, "evil.py:9 in exfiltrate()");
 	check_notice(ev, "python-sb: DENIED connect [::1]:9 (tcp) at evil.py:9 in exfiltrate(): Connection to "
 			 "[::1]:9 DENIED by implicit default policy; add net=ALLOW|TCP|::1/128|9|OUT\n");
+	/* A cloud metadata service: the tip stays exact, with a warning. */
+	ev->pyloc[0] = '\0';
+	set_v4(ev, "169.254.169.254", 80);
+	check_notice(ev, "python-sb: DENIED connect 169.254.169.254:80 (tcp): Connection to [169.254.169.254]:80 "
+			 "DENIED by implicit default policy (a cloud metadata service: it hands out this machine's "
+			 "credentials); add net=ALLOW|TCP|169.254.169.254/32|80|OUT\n");
+	set_v6(ev, "::ffff:169.254.169.254", 80);
+	check_notice(ev, "python-sb: DENIED connect 169.254.169.254:80 (tcp): Connection to [169.254.169.254]:80 "
+			 "DENIED by implicit default policy (a cloud metadata service: it hands out this machine's "
+			 "credentials); add net=ALLOW|TCP|169.254.169.254/32|80|OUT\n");
+	set_v6(ev, "fd00:ec2::254", 80);
+	check_notice(ev, "python-sb: DENIED connect [fd00:ec2::254]:80 (tcp): Connection to [fd00:ec2::254]:80 "
+			 "DENIED by implicit default policy (a cloud metadata service: it hands out this machine's "
+			 "credentials); add net=ALLOW|TCP|fd00:ec2::254/128|80|OUT\n");
+	/* Its neighbours are ordinary link-local addresses. */
+	set_v4(ev, "169.254.169.253", 80);
+	check_notice(ev, "python-sb: DENIED connect 169.254.169.253:80 (tcp): Connection to [169.254.169.253]:80 "
+			 "DENIED by implicit default policy; add net=ALLOW|TCP|169.254.169.253/32|80|OUT\n");
 	free(ev);
 }
 END_TEST
