@@ -163,6 +163,7 @@ struct gline {
 	char *text;		/* owned */
 	const char *why;	/* borrowed from an item */
 	unsigned long why_seq;
+	bool metadata;		/* net: a cloud metadata service */
 };
 
 static int cmp_gline(const void *a, const void *b)
@@ -784,6 +785,7 @@ static char *net_dest(const struct sb_learn *l, const struct names *ns, const st
 struct ngroup {
 	char *dest;	/* owned */
 	unsigned proto, dir;
+	bool metadata;	/* a cloud metadata service (sb_ip_is_metadata) */
 	char **ports;	/* owned strings: "443" or "${PORT}" */
 	size_t n_ports;
 	const char *why;
@@ -818,6 +820,19 @@ static int group_add_port(struct ngroup *g, const char *port)
 	return 0;
 }
 
+static bool net_is_metadata(const struct lnet *n)
+{
+	char ip[INET6_ADDRSTRLEN];
+	const void *a = n->addr;
+	int family = n->family;
+
+	if (family == AF_INET6 && IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)n->addr)) {
+		family = AF_INET;
+		a = n->addr + 12;
+	}
+	return (n->dir & SB_DIR_OUT) && inet_ntop(family, a, ip, sizeof(ip)) && sb_ip_is_metadata(ip);
+}
+
 static int net_groups(const struct sb_learn *l, const struct names *ns, struct ngroup *g, size_t *ng)
 {
 	for (size_t i = 0; i < l->net.n; i++) {
@@ -849,6 +864,7 @@ static int net_groups(const struct sb_learn *l, const struct names *ns, struct n
 		if (rc)
 			return rc;
 		take_why(&g[j].why, &g[j].why_seq, it->why, it->why_seq);
+		g[j].metadata |= net_is_metadata(&it->net);
 	}
 	return 0;
 }
@@ -886,10 +902,18 @@ static int gen_socket(const struct sb_learn *l, struct lblockv *bv)
 		gl[i].text = b.s;
 		gl[i].why = g[i].why;
 		gl[i].why_seq = g[i].why_seq;
+		gl[i].metadata = g[i].metadata;
 	}
 	sort_n(gl, ng, sizeof(*gl), cmp_gline);
-	for (size_t i = 0; i < ng && !rc; i++)
-		rc = push_line(bv, LL_RULE, gl[i].text, gl[i].why);
+	for (size_t i = 0; i < ng && !rc; i++) {
+		/* Learned from what the program did, which a manipulated model
+		 * may have chosen: the reviewer must see what this one is. */
+		if (gl[i].metadata)
+			rc = push_line(bv, LL_NOTE, "# careful: a cloud metadata service, it hands out this "
+						    "machine's credentials; keep only if the program needs them", NULL);
+		if (!rc)
+			rc = push_line(bv, LL_RULE, gl[i].text, gl[i].why);
+	}
 out:
 	for (size_t i = 0; g && i < ng; i++) {
 		free(g[i].dest);

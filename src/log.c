@@ -325,7 +325,7 @@ static bool event_ip(const struct sb_event *ev, char *ip, size_t cap, unsigned *
  * model goes for (AWS, GCP, Azure, OpenStack and others at 169.254.169.254;
  * ECS task credentials at 169.254.170.2; AWS over IPv6; Alibaba; Azure's
  * WireServer). */
-static bool metadata_ip(const char *ip)
+bool sb_ip_is_metadata(const char *ip)
 {
 	static const char *const known[] = {
 		"169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200", "168.63.129.16",
@@ -778,7 +778,7 @@ static void out_net_reason(struct out *o, const struct sb_event *ev)
 	} else {
 		out_s(o, " DENIED by implicit default policy");
 		/* The tip stays exact, but nobody should add it unaware. */
-		if (!in && event_ip(ev, ip, sizeof(ip), &port, &v6) && metadata_ip(ip))
+		if (!in && event_ip(ev, ip, sizeof(ip), &port, &v6) && sb_ip_is_metadata(ip))
 			out_s(o, " (a cloud metadata service: it hands out this machine's credentials)");
 	}
 }

@@ -26,6 +26,11 @@
  * or -ENOSPC when it does not fit (buf then holds no usable line). */
 int sb_event_to_json(const struct sb_event *ev, char *buf, size_t cap);
 
+/* Is `ip` (inet_ntop's text; an IPv4-mapped address as IPv4) the address
+ * of a cloud metadata service, which hands out the machine's credentials
+ * (169.254.169.254 and its kin, listed in log.c)? */
+bool sb_ip_is_metadata(const char *ip);
+
 /* The human refusal line, "python-sb: DENIED open '/x' (read) at a.py:3 in f(): no expose rule; add expose-ro=/"
  * with '\n' ("WOULD DENY" for SB_WOULD_DENY).  Returns the length or -ENOSPC. */
 int sb_event_to_notice(const struct sb_event *ev, char *buf, size_t cap);

@@ -10,8 +10,11 @@ the learned run did).
 """
 from __future__ import annotations
 
+import errno
 import os
 import re
+import shutil
+import subprocess
 import sys
 import unittest
 
@@ -87,6 +90,37 @@ class LearnNewFile(unittest.TestCase):
             self.assertTrue(
                 "net=ALLOW|TCP|localhost|${LEARN_TEST_PORT}|OUT" in lines
                 or "net=ALLOW|TCP|127.0.0.1/32|${LEARN_TEST_PORT}|OUT" in lines, lines)
+
+    def test_metadata_service_flagged(self) -> None:
+        """A connection to the cloud metadata service, learned like any
+        other, comes with a warning for whoever reviews the file.  The run is
+        in a network namespace of its own with no interface up: the connect
+        is learned (at the decision) and fails there, nothing leaves."""
+        unshare = shutil.which("unshare")
+        if not unshare:
+            self.skipTest("no unshare(1)")
+        with sbtest.Scratch() as s:
+            (s.dir / "prog.py").write_text(
+                "import socket\n"
+                "s = socket.socket()\n"
+                "s.settimeout(2)\n"
+                "try:\n"
+                "    s.connect(('169.254.169.254', 80))\n"
+                "    print('connected')\n"
+                "except OSError as e:\n"
+                "    print('connect', e.errno)\n")
+            cmd = [unshare, "-n" if os.geteuid() == 0 else "-rn", sbtest.PYTHON_SB, f"--python={sbtest.PYTHON}",
+                   "--learn", "prog.py"]
+            r = subprocess.run(cmd, cwd=s.dir, capture_output=True, text=True, timeout=60)
+            if r.returncode != 0 and "unshare" in r.stderr and not (s.dir / learnlib.RULES).exists():
+                self.skipTest("no network namespace here: " + r.stderr.strip())
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.strip(), f"connect {errno.ENETUNREACH}", r.stdout + r.stderr)
+            text = (s.dir / learnlib.RULES).read_text().splitlines()
+            rule = "net=ALLOW|TCP|169.254.169.254/32|80|OUT"
+            self.assertIn(rule, text)
+            self.assertTrue(text[text.index(rule) - 1].startswith(
+                "# careful: a cloud metadata service, it hands out this machine's credentials"), text)
 
 
 if __name__ == "__main__":

@@ -336,6 +336,13 @@ static const struct gen_case {
 	{ "a wildcard bind is *", NULL, NULL, "net tcp in 0.0.0.0 8000\nnet tcp in :: 8001",
 	  "net=ALLOW|TCP|*|8000,8001|IN\n" },
 	{ "IPv6 is /128", NULL, NULL, "net tcp out 2001:db8::1 443", "net=ALLOW|TCP|2001:db8::1/128|443|OUT\n" },
+	{ "a cloud metadata service is flagged for the reviewer", NULL, NULL,
+	  "net tcp out 192.0.2.1 80\nnet tcp out 169.254.169.254 80\nnet tcp out fd00:ec2::254 80",
+	  "# careful: a cloud metadata service, it hands out this machine's credentials; keep only if the program needs them\n"
+	  "net=ALLOW|TCP|169.254.169.254/32|80|OUT\n"
+	  "net=ALLOW|TCP|192.0.2.1/32|80|OUT\n"
+	  "# careful: a cloud metadata service, it hands out this machine's credentials; keep only if the program needs them\n"
+	  "net=ALLOW|TCP|fd00:ec2::254/128|80|OUT\n" },
 	{ "protocols and directions apart", NULL, NULL,
 	  "net udp out 192.0.2.1 53\nnet tcp out 192.0.2.1 53\nnet tcp in 192.0.2.1 53",
 	  "net=ALLOW|TCP|192.0.2.1/32|53|IN\nnet=ALLOW|TCP|192.0.2.1/32|53|OUT\nnet=ALLOW|UDP|192.0.2.1/32|53|OUT\n" },
