@@ -269,7 +269,10 @@ def install(agent: _agent.Agent) -> None:
             if agent.enforcing:
                 _importstat.ImportStats(writable).install()
             else:
-                _importstat.ImportStats([], by_mode=True).install()
+                # The trees learning never writes into a policy (src/learn.c,
+                # never_learned): kept even for root.
+                kept = tuple({os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)})
+                _importstat.ImportStats(writable, by_mode=True, kept=kept).install()
     sys.addaudithook(_make_hook(handlers, agent))
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=agent.after_fork)

@@ -12,8 +12,10 @@ import system anything new (doc/supervisor.md §6):
   after modules are created that way while a program runs.  Learning and
   audit refuse no write: there the line is the kernel's, a directory this
   (non-root) user could not write even bare: not its own, and without a
-  group or other write bit (an ACL's mask shows there).  Such a directory
-  is stat-ed once; ``invalidate_caches()`` still makes its finder list it
+  group or other write bit (an ACL's mask shows there), or one of the
+  interpreter's own trees, which learning never makes writable and the
+  policy keeps read-only (so even for root).  Such a directory is stat-ed
+  once; ``invalidate_caches()`` still makes its finder list it
   again (the finder forgets the time it compares).  A directory reached
   through a symbolic link keeps the per-lookup stat: the policy's paths are
   canonical, so only a canonical one can be judged against them.
@@ -69,11 +71,13 @@ def _under(path: str, roots: tuple[str, ...]) -> bool:
 class ImportStats:
     """The overrides, and what they remember."""
 
-    def __init__(self, writable: list[str], by_mode: bool = False) -> None:
+    def __init__(self, writable: list[str], by_mode: bool = False, kept: tuple[str, ...] = ()) -> None:
         self.writable = tuple(w for w in writable if isinstance(w, str) and w.startswith("/"))
         # Learning and audit: also keep a directory this uid may write by its
-        # mode (see the top); root may write any, so nothing is kept for it.
+        # mode (see the top); root may write any, so nothing is kept for it
+        # but the interpreter's own trees (`kept`).
         self.by_mode = by_mode
+        self.kept = tuple(k for k in kept if isinstance(k, str) and k.startswith("/"))
         self.euid = os.geteuid()
         # finder directory -> its stat once frozen, or None: stat it each time
         self.dirs: dict[str, os.stat_result | None] = {}
@@ -107,9 +111,17 @@ class ImportStats:
             finder = cache.get("")  # the current directory's finder, stat-ed by its absolute path
         return isinstance(finder, _bx.FileFinder) and finder.path == path
 
+    def _kept(self, path: str) -> bool:
+        """Under the interpreter's own trees, which learning never makes
+        writable and the policy's implicit grant keeps read-only: what the
+        program writes there at run time is refused once the policy is
+        enforced, so learning or auditing it need not see it as bare would."""
+        return bool(self.kept) and _under(path, self.kept)
+
     def _freezable(self, path: str) -> bool:
         return (os.path.isabs(path) and os.path.normpath(path) == path and not _under(path, self.writable)
-                and (not self.by_mode or self.euid != 0) and self._is_canonical(os.path.dirname(path)))
+                and (not self.by_mode or self.euid != 0 or self._kept(path))
+                and self._is_canonical(os.path.dirname(path)))
 
     def _may_write(self, st: os.stat_result) -> bool:
         """Could this uid write the directory?  Its owner may (chmod gives
@@ -168,7 +180,7 @@ class ImportStats:
             self.dirs[path] = None
             return self.real_stat(path)
         st, link = (last[3], last[4]) if last is not None and last[4] is not None else self._lstat(path)
-        if link or not stat.S_ISDIR(st.st_mode) or (self.by_mode and self._may_write(st)):
+        if link or not stat.S_ISDIR(st.st_mode) or (self.by_mode and self._may_write(st) and not self._kept(path)):
             self.dirs[path] = None
             return self.real_stat(path) if link else st
         self.canonical[path] = True

@@ -194,6 +194,27 @@ class Counted(unittest.TestCase):
         (where / "sb_learned_late.py").write_text("L = 8\n")
         self.assertEqual(importlib.import_module("sb_learned_late").L, 8)
 
+    def test_learning_keeps_the_interpreter_tree_even_for_root(self) -> None:
+        # Under the interpreter's trees (`kept`), which learning never makes
+        # writable: kept for root too, but not where the policy lets the
+        # program write, nor through a symbolic link.
+        self.by_mode(0)
+        self.stats.kept = (str(self.root),)
+        self.stats.writable = (str(self.rw),)
+        self.lookups(self.ro)
+        self.assertEqual(self.calls.count(str(self.ro)), 1)
+        for where in (self.rw, self.root / "link"):
+            with self.subTest(where=where):
+                self.calls.clear()
+                self.lookups(where, 5)
+                self.assertGreaterEqual(self.calls.count(str(where)), 5)
+        self.stats.kept = ()
+        self.calls.clear()
+        other = self.root / "other"
+        other.mkdir()
+        self.lookups(other, 5)
+        self.assertGreaterEqual(self.calls.count(str(other)), 5)
+
     def test_directory_under_a_writable_one_is_not_frozen(self) -> None:
         sub = self.rw / "sub"
         sub.mkdir()
@@ -288,12 +309,17 @@ class Wiring(unittest.TestCase):
         self.assertEqual(self.run_probe(rules(writable=["/tmp"])), "ImportStats")
 
     def test_learn_and_audit_judge_by_mode(self) -> None:
-        # Nothing is refused there: what this uid may write may change.
-        probe = self.PROBE.replace("print(", "s = getattr(b._path_stat, '__self__', None); print(s.writable, s.by_mode, ")
+        # Nothing is refused there: what this uid may write may change, but
+        # for the interpreter's own trees (kept even for root) and for what
+        # the policy makes writable (never kept, as when enforcing).
+        probe = self.PROBE.replace(
+            "print(", "import os, sys; s = getattr(b._path_stat, '__self__', None); "
+            "print(s.writable, s.by_mode, sorted(s.kept) == sorted({os.path.realpath(sys.prefix), "
+            "os.path.realpath(sys.base_prefix)}), ")
         for mode in ("learn", "audit"):
             run = run_agent(["-c", probe], rules(mode=mode, writable=["/tmp"]))
             self.assertEqual(run.returncode, 0, run.stderr)
-            self.assertEqual(run.stdout.split(), ["()", "True", "ImportStats"])
+            self.assertEqual(run.stdout.split(), ["('/tmp',)", "True", "True", "ImportStats"])
 
     def test_no_writable_list_no_override(self) -> None:
         self.assertEqual(self.run_probe(rules()), "NoneType")
