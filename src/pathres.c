@@ -501,18 +501,6 @@ static int slow_open(struct res *r, int basefd, const char *path, bool follow, i
 
 /* ---- the fast path -------------------------------------------------------------- */
 
-/* Has `path` a component "self" or "thread-self"? */
-static bool names_self(const char *path)
-{
-	for (const char *p = path; (p = strstr(p, "self")); p += 4) {
-		const char *start = p >= path + 7 && !strncmp(p - 7, "thread-", 7) ? p - 7 : p;
-
-		if ((start == path || start[-1] == '/') && (p[4] == '\0' || p[4] == '/'))
-			return true;
-	}
-	return false;
-}
-
 /* Returns 0 (object in *objfd), -errno, or 1: take the slow walker. */
 static int fast_open(struct res *r, int basefd, const char *path, bool follow, int *objfd, char *canon,
 		     size_t *len)
@@ -527,12 +515,15 @@ static int fast_open(struct res *r, int basefd, const char *path, bool follow, i
 	} else {
 		return 1;	/* ".." must stop at the target's root, not at basefd */
 	}
-	if (fd == -ELOOP)
-		return 1;	/* a magic link, or a real loop the walker reports */
-	if (fd == -ENOENT && !r->same_root && names_self(path))
-		return 1;	/* the target's /proc/self: we have no pid in its namespace */
+	/* ELOOP: a magic link, or a real loop the walker reports.  Any other
+	 * error may come from our own /proc/self, met directly or through a
+	 * symlink (/dev/fd -> /proc/self/fd, /etc/mtab), and says nothing of
+	 * the target's: its threads, its descriptors (/proc/self/fd/300 when we
+	 * have no descriptor 300), or, in another root, its pid namespace.  A
+	 * path without symlinks never comes here (clean_open answered it), so
+	 * the walker's cost falls on few failed lookups. */
 	if (fd < 0)
-		return fd;
+		return 1;
 	rc = fd_canon(r, fd, canon, len);
 	if (rc == 0 && under_proc(canon))
 		rc = 1;		/* /proc/self named the supervisor: walk again */

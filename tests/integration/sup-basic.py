@@ -104,6 +104,43 @@ except FileNotFoundError:
         self.assertIn("add expose-ro=", notices[0])
         self.assertNotIn(SECRET_TEXT, cp.stdout + cp.stderr)
 
+    def test_own_proc_entries_as_bare(self) -> None:
+        """The program's own /proc entries, which the supervisor reads through
+        its own /proc/self at first: a descriptor it does not have (300), a
+        thread's task directory, /dev/fd (a symlink to /proc/self/fd), from
+        the main thread and from another: all as under bare python."""
+        s = self.t.script('''
+import os, sys, threading
+hi = os.dup2(os.open(os.path.join(sys.argv[1], "data", "public.txt"), os.O_RDONLY), 300)
+def probe(label):
+    tid = threading.get_native_id()
+    for name, fn in (
+        ("task-stat", lambda: len(open(f"/proc/self/task/{tid}/stat").read()) > 0),
+        ("thread-self", lambda: len(open("/proc/thread-self/stat").read()) > 0),
+        ("fd-link", lambda: os.readlink(f"/proc/self/fd/{hi}").endswith("/public.txt")),
+        ("fd-reopen", lambda: open(f"/proc/self/fd/{hi}").read()),
+        ("dev-fd", lambda: open(f"/dev/fd/{hi}").read()),
+        ("fdinfo", lambda: open(f"/proc/self/fdinfo/{hi}").read().startswith("pos:")),
+        ("task-fd", lambda: os.readlink(f"/proc/self/task/{tid}/fd/{hi}").endswith("/public.txt")),
+    ):
+        try:
+            print(label, name, "OK", repr(fn()))
+        except OSError as e:
+            print(label, name, "ERR", e.errno)
+probe("main")
+t = threading.Thread(target=probe, args=("thread",))
+t.start()
+t.join()
+''')
+        args = [str(s), str(self.t.root)]
+        bare = run_bare(self.t, args)
+        self.assertEqual(bare.returncode, 0, bare.stderr)
+        self.assertNotIn("ERR", bare.stdout)
+        for layer in ("none", "auto"):
+            with self.subTest(os_sandbox=layer):
+                cp = run(self.t, args, ["python-api=ALLOW:threads", f"os-sandbox={layer}"])
+                self.assertEqual((cp.stdout, cp.returncode), (bare.stdout, 0), cp.stderr)
+
 
 if __name__ == "__main__":
     sbtest.main(Basic)
