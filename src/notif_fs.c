@@ -226,7 +226,10 @@ int sb_handle_link(struct sb_notif *n)
 	}
 	if (read_path(n, op, opath) || read_path(n, np, npath))
 		return 0;
-	res = (flags & AT_SYMLINK_FOLLOW ? SB_RES_FOLLOW : 0) | (flags & AT_EMPTY_PATH ? SB_RES_EMPTY : 0);
+	/* SB_RES_ANON: an O_TMPFILE gets its first name this way (through
+	 * /proc/self/fd/N or AT_EMPTY_PATH); it is judged by the directory it
+	 * was made in, and the kernel links no other unlinked file. */
+	res = SB_RES_ANON | (flags & AT_SYMLINK_FOLLOW ? SB_RES_FOLLOW : 0) | (flags & AT_EMPTY_PATH ? SB_RES_EMPTY : 0);
 	sb_path_init(&to);
 	/* The source needs write access too: a new name for a read-only file in
 	 * a writable directory would make it writable. */

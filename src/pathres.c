@@ -51,6 +51,8 @@ struct res {
 	struct sb_proc_ids ids;		/* for /proc/self, filled on demand */
 	bool have_ids;
 	bool checked;			/* ID_VALID done since the path was read */
+	bool anon_ok;			/* SB_RES_ANON asked */
+	bool anon;			/* the object is an unlinked regular file */
 };
 
 static int sys_openat2(int dirfd, const char *path, unsigned long long flags, unsigned long long resolve)
@@ -78,6 +80,7 @@ void sb_path_init(struct sb_path *p)
 	p->fdobj = false;
 	p->walked = false;
 	p->dot_last = false;
+	p->anon = false;
 }
 
 void sb_path_release(struct sb_path *p)
@@ -97,6 +100,8 @@ static int res_init(struct res *r, struct sb_notif *n)
 	r->rootlen = 0;
 	r->have_ids = false;
 	r->checked = false;
+	r->anon_ok = false;
+	r->anon = false;
 	r->same_root = sb_sup_same_root(n->sup);
 	if (r->same_root)
 		return 0;
@@ -160,7 +165,7 @@ static int self_fd_dir(void)
 /* The canonical path of `fd` in the target's view.  Returns 0 for a path,
  * 1 for a descriptor object ("pipe:[12]", "socket:[3]", "anon_inode:..."),
  * -ENOENT for a deleted file, -EACCES for an object outside the target's root. */
-static int fd_canon(const struct res *r, int fd, char *out, size_t *len)
+static int fd_canon(struct res *r, int fd, char *out, size_t *len)
 {
 	static const char deleted[] = " (deleted)";
 	int dir = self_fd_dir();
@@ -183,8 +188,19 @@ static int fd_canon(const struct res *r, int fd, char *out, size_t *len)
 		*len = (size_t)n;
 		return 1;
 	}
-	if ((size_t)n > sizeof(deleted) - 1 && strcmp(out + n - (sizeof(deleted) - 1), deleted) == 0)
-		return -ENOENT;
+	if ((size_t)n > sizeof(deleted) - 1 && strcmp(out + n - (sizeof(deleted) - 1), deleted) == 0) {
+		struct stat st;
+
+		/* An unlinked regular file (O_TMPFILE, or removed while open) is
+		 * an object only where the caller asked for one (SB_RES_ANON),
+		 * named as the kernel shows it: its directory, and "#inode" for
+		 * an O_TMPFILE.  Anything else deleted does not exist. */
+		if (!r->anon_ok || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 0)
+			return -ENOENT;
+		n -= (ssize_t)(sizeof(deleted) - 1);
+		out[n] = '\0';
+		r->anon = true;
+	}
 	if (r->rootlen) {
 		if (strncmp(out, r->rootpfx, r->rootlen) != 0 || (out[r->rootlen] && out[r->rootlen] != '/'))
 			return -EACCES;
@@ -961,6 +977,7 @@ int sb_path_resolve(struct sb_notif *n, int dirfd, const char *path, unsigned fl
 	if (rc)
 		goto out;
 	ready = true;
+	r.anon_ok = flags & SB_RES_ANON;
 	if (!path || !path[0]) {
 		if (!(flags & SB_RES_EMPTY) || (flags & SB_RES_PARENT)) {
 			rc = -ENOENT;
@@ -1000,6 +1017,8 @@ int sb_path_resolve(struct sb_notif *n, int dirfd, const char *path, unsigned fl
 out:
 	if (ready && path && path[0] && rc)
 		rc = failed_lookup(&r, dirfd, &basefd, path, flags, rc, out);
+	if (ready && !rc)
+		out->anon = r.anon;
 	close_fd(&basefd);
 	res_fini(&r);
 	if (rc)

@@ -137,6 +137,9 @@ enum sb_res_flags {
 	SB_RES_PARENT = 1u << 1,	/* the caller acts on (parentfd, name) */
 	SB_RES_EMPTY = 1u << 2,		/* AT_EMPTY_PATH: "" is the dirfd itself */
 	SB_RES_UNCHECKED = 1u << 3,	/* `path` came from sb_notif_read_str_nv() */
+	SB_RES_ANON = 1u << 4,		/* an unlinked regular file (O_TMPFILE) is an
+					 * object too, its canon the kernel's name
+					 * for it without " (deleted)"; sets anon */
 };
 
 /* A resolved path, as the target would see it. */
@@ -151,6 +154,7 @@ struct sb_path {
 	bool fdobj;		/* not a file-system path (pipe, socket, anon inode) */
 	bool walked;		/* resolved by the slow walker (/proc/self, magic links) */
 	bool dot_last;		/* SB_RES_PARENT on a "." or ".." last component */
+	bool anon;		/* SB_RES_ANON: the object is an unlinked file */
 };
 
 void sb_path_init(struct sb_path *p);

@@ -11,7 +11,7 @@ import os
 import unittest
 
 import sbtest
-from sup_util import ATTACK, SECRET_TEXT, TRY, Tree, lines_of, need_progs, pythons, real_python, run
+from sup_util import ATTACK, SECRET_TEXT, TRY, Tree, lines_of, need_progs, pythons, real_python, run, run_bare
 
 # name -> expected outcome; the secret's content must never appear.
 EXPECT = {
@@ -208,6 +208,54 @@ attempt("read", lambda: len(open(P).read()) > 0)
         self.assertEqual(self.t.policy.read_text(), before)
         self.assertFalse((cfgdir / ".py-sandboxes.old").exists())
         self.assertFalse((cfgdir / ".py-sandboxes.hl").exists())
+
+    def test_tmpfile_linked_as_bare(self) -> None:
+        """An O_TMPFILE made in a writable directory gets its name with linkat,
+        through /proc/self/fd/N or AT_EMPTY_PATH, as under bare python; not in
+        a read-only directory, and an unlinked file the kernel would not link
+        (O_EXCL, or removed while open) stays unlinked, as bare."""
+        s = self.t.script(TRY + '''
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, AT_SYMLINK_FOLLOW, AT_EMPTY_PATH = -100, 0x400, 0x1000
+out, data = sys.argv[1], sys.argv[2]
+def linkat(fd, to, empty):
+    r = (libc.linkat(fd, b"", AT_FDCWD, to.encode(), AT_EMPTY_PATH) if empty else
+         libc.linkat(AT_FDCWD, f"/proc/self/fd/{fd}".encode(), AT_FDCWD, to.encode(), AT_SYMLINK_FOLLOW))
+    if r:
+        raise OSError(ctypes.get_errno(), "linkat")
+    return open(to).read()
+def tmpfile(text, excl=False):
+    fd = os.open(out, os.O_TMPFILE | os.O_WRONLY | (os.O_EXCL if excl else 0), 0o644)
+    os.write(fd, text.encode())
+    return fd
+def removed():
+    fd = os.open(out + "/gone.txt", os.O_CREAT | os.O_WRONLY, 0o644)
+    os.unlink(out + "/gone.txt")
+    return fd
+attempt("proc", lambda: linkat(tmpfile("via proc"), out + "/a.txt", False))
+attempt("empty", lambda: linkat(tmpfile("via empty"), out + "/b.txt", True))
+attempt("excl", lambda: linkat(tmpfile("x", True), out + "/c.txt", False))
+attempt("removed", lambda: linkat(removed(), out + "/d.txt", False))
+attempt("into-ro", lambda: linkat(tmpfile("y"), data + "/e.txt", False))
+''')
+        args = [str(s), str(self.t.out), str(self.t.data)]
+        if os.geteuid() != 0:
+            self.skipTest("before Linux 6.10, linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH even bare")
+        cp = run(self.t, args)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertEqual(lines_of(cp, "proc "), ["proc OK 'via proc'"], cp.stdout + cp.stderr)
+        self.assertEqual(lines_of(cp, "empty "), ["empty OK 'via empty'"], cp.stdout + cp.stderr)
+        self.assertEqual(lines_of(cp, "excl "), ["excl ERR ENOENT"], cp.stdout + cp.stderr)
+        self.assertEqual(lines_of(cp, "removed "), ["removed ERR ENOENT"], cp.stdout + cp.stderr)
+        self.assertEqual(lines_of(cp, "into-ro "), ["into-ro ERR EACCES"], cp.stdout + cp.stderr)
+        self.assertFalse((self.t.data / "e.txt").exists())
+        for name in ("a.txt", "b.txt", "c.txt", "d.txt"):
+            (self.t.out / name).unlink(missing_ok=True)
+        # Bare python, for the four the policy allows: the same.
+        bare = run_bare(self.t, args)
+        self.assertEqual([l for l in bare.stdout.splitlines() if not l.startswith("into-ro ")],
+                         [l for l in cp.stdout.splitlines() if not l.startswith("into-ro ")])
 
     def test_no_tip_exposes_too_much(self) -> None:
         """Refusals outside every exposure name the rule to add, but never one
