@@ -808,6 +808,7 @@ static void out_path_reason(struct out *o, const struct sb_event *ev)
 	} else if (ev->rule && (ev->access & SB_ACC_WRITE)) {
 		out_s(o, "read-only: rule ");
 		out_ruleref(o, ev->rule);
+		out_untipped_dir(o, ev);
 	} else if (!ev->rule && ev->err == EACCES) {
 		out_s(o, "the active policy files are write-protected");
 	} else if (proc_entry(ev->path) && !(ev->access & (SB_ACC_WRITE | SB_ACC_EXEC))) {

@@ -169,12 +169,15 @@ def _eval_outside_guard(agent: _agent.Agent) -> bool:
                                     or (cats.get("dynamic-code") or {}).get("granted"))
 
 
-def _wrap_open(orig, convert):
-    def open(file, *args, **kwargs):
+def _wrap_open(orig, convert, first: str):
+    # Every argument passed as given: the original's own signature decides
+    # (os.open(path=...), open(file=...)); `first` names the path parameter.
+    def open(*args, **kwargs):
         try:
-            return orig(file, *args, **kwargs)
+            return orig(*args, **kwargs)
         except OSError as exc:
-            if isinstance(file, int):
+            file = args[0] if args else kwargs.get(first)
+            if file is None or isinstance(file, int):
                 raise
             new = convert(exc, file, False)
             if new is None:
@@ -217,11 +220,11 @@ def _install_refusal_notes(agent: _agent.Agent, finder: imports.Finder, now: boo
 
     if now:
         from .guards import refusals  # noqa: F401
-    wrapped_open = _wrap_open(builtins.open, convert)
+    wrapped_open = _wrap_open(builtins.open, convert, "file")
     builtins.open = wrapped_open
     if io.open is not wrapped_open:
         io.open = wrapped_open
-    os.open = _wrap_open(os.open, convert)
+    os.open = _wrap_open(os.open, convert, "path")
 
     def socket_loaded(module) -> None:
         cls = getattr(module, "socket", None)

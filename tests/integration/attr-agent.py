@@ -35,7 +35,10 @@ PROG = textwrap.dedent('''\
 
     show("read", lambda: open(sys.argv[2]).read())
     show("os.open", lambda: os.open(sys.argv[2], os.O_RDONLY))
+    show("os.open-kw", lambda: os.open(path=sys.argv[2], flags=os.O_RDONLY, mode=0o777, dir_fd=None))
     show("write", lambda: open("app/new.txt", "w"))
+    show("write-kw", lambda: open(file="app/new.txt", mode="w", encoding="utf-8"))
+    show("allowed-kw", lambda: os.close(os.open(path="app/prog.py", flags=os.O_RDONLY)))
     show("connect", connect)
     ''')
 
@@ -67,6 +70,11 @@ class Notes(unittest.TestCase):
         self.assertEqual(got.get("write"), ["13", "RulePermissionError,PermissionError",
                                             f"Cannot write to '{self.root / 'app'}/'. Rule "
                                             f"'expose-ro={self.root / 'app'}' from .py-sandboxes(1)"], cp.stderr)
+        # Keyword arguments reach the originals as given (os.open names its
+        # path `path`, open `file`), refused or not.
+        self.assertEqual(got.get("os.open-kw"), got.get("os.open"), cp.stdout + cp.stderr)
+        self.assertEqual(got.get("write-kw"), got.get("write"), cp.stdout + cp.stderr)
+        self.assertEqual(got.get("allowed-kw"), ["OK"], cp.stdout + cp.stderr)
         self.assertEqual(got.get("connect"), ["111", "RuleSocketConnectionRefusedError,ConnectionRefusedError",
                                               f"Guard network connection to '[127.0.0.1]:{port}' DENIED by "
                                               f"implicit default policy."], cp.stderr)

@@ -372,6 +372,7 @@ START_TEST(notice_path_no_wide_tip)
 		{ "/proc/4242x/y", SB_ACC_READ, "no expose rule; add expose-ro=/proc/4242x" },
 		{ "/dev/shm/sb-no-such-file", SB_ACC_WRITE, "no expose rule; add expose-rw=/dev/shm" },
 	};
+	static const struct sb_rule_ref root_ro = { "/p/.py-sandboxes", 1, "expose-ro=/" };
 	struct sb_event *ev = new_event(SB_EV_PATH);
 	char want[512], tip[64];
 	cJSON *o;
@@ -391,6 +392,13 @@ START_TEST(notice_path_no_wide_tip)
 		}
 		cJSON_Delete(o);
 	}
+	/* Read-only by a rule, with no narrower line to offer: said too. */
+	strcpy(ev->path, "/dev/sb-no-such-device");
+	ev->access = SB_ACC_READ | SB_ACC_WRITE;
+	ev->err = EACCES;
+	ev->rule = &root_ro;
+	check_notice(ev, "python-sb: DENIED open '/dev/sb-no-such-device' (read,write): read-only: rule "
+			 "'expose-ro=/' from /p/.py-sandboxes(1) (none is suggested for '/dev' whole)\n");
 	free(ev);
 }
 END_TEST
