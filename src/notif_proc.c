@@ -28,6 +28,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <linux/sched.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -38,6 +40,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -329,6 +332,31 @@ struct sig_req {
 	bool group;		/* kill(-pgid) */
 };
 
+/* The kernel also takes a descriptor of a /proc/PID directory as a pidfd
+ * (Linux 5.1's first form; CPython's own tests use it).  Read in our /proc,
+ * so only where our procfs is the target's: another one's path does not
+ * parse, and the kernel refuses such a descriptor to us anyway. */
+static int proc_dir_pid(int fd, pid_t *pid)
+{
+	char path[64], link[64], *end;
+	struct statfs sfs;
+	ssize_t len;
+	long v;
+
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC)
+		return -EBADF;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	len = readlink(path, link, sizeof(link) - 1);
+	if (len <= 6 || strncmp(link, "/proc/", 6) != 0)
+		return -EBADF;
+	link[len] = '\0';
+	v = strtol(link + 6, &end, 10);
+	if (end == link + 6 || *end || v <= 0 || v > INT_MAX)
+		return -EBADF;	/* /proc/PID/task/TID, /proc/self, a file: not a process */
+	*pid = (pid_t)v;
+	return 0;
+}
+
 static int pidfd_pid(int pidfd, pid_t *pid)
 {
 	char path[64], buf[1024], *p;
@@ -346,7 +374,7 @@ static int pidfd_pid(int pidfd, pid_t *pid)
 	buf[len] = '\0';
 	p = strstr(buf, "\nPid:");
 	if (!p)
-		return -EBADF;	/* not a pidfd */
+		return proc_dir_pid(pidfd, pid);
 	*pid = (pid_t)atol(p + 5);
 	return *pid > 0 ? 0 : -ESRCH;
 }

@@ -125,6 +125,28 @@ print("still here", flush=True)
         self.assertEqual(lines_of(cp, "grandchild "), ["grandchild kill ERR EPERM"])
         self.assertEqual(lines_of(cp, "still here"), ["still here"])
 
+    def test_proc_directory_as_pidfd(self) -> None:
+        """A /proc/PID directory descriptor serves as a pidfd, as the kernel
+        allows (CPython's test_signal uses it): delivered to the program
+        itself, refused for python-sb, which stays alive."""
+        s = self.t.script(TRY + '''
+import signal
+got = []
+signal.signal(signal.SIGUSR1, lambda *a: got.append(1))
+own = os.open(f"/proc/{os.getpid()}", os.O_DIRECTORY)
+sup = os.open(f"/proc/{os.getppid()}", os.O_DIRECTORY)
+attempt("self", lambda: (signal.pidfd_send_signal(own, signal.SIGUSR1), len(got))[1])
+attempt("parent", lambda: signal.pidfd_send_signal(sup, signal.SIGTERM))
+attempt("status-file", lambda: signal.pidfd_send_signal(os.open("/proc/self/status", os.O_RDONLY), 0))
+print("still here", flush=True)
+''')
+        cp = run(self.t, [str(s)], ["expose-ro=/proc"])
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        self.assertEqual(lines_of(cp, "self "), ["self OK 1"], cp.stdout + cp.stderr)
+        self.assertEqual(lines_of(cp, "parent "), ["parent ERR EPERM"], cp.stdout + cp.stderr)
+        self.assertEqual(lines_of(cp, "status-file "), ["status-file ERR EBADF"], cp.stdout + cp.stderr)
+        self.assertEqual(lines_of(cp, "still here"), ["still here"])
+
     def test_kill_child_needs_process_control(self) -> None:
         s = self.t.script(TRY + '''
 import signal, subprocess
