@@ -463,8 +463,9 @@ static void compute_tip(const struct sb_event *ev, struct out *o)
 	switch (ev->kind) {
 	case SB_EV_PATH:
 	case SB_EV_UNIX:
-		/* An ignore= rule or the protected policy file: no line allows it. */
-		if (rule_is(ev, "ignore=") || (!ev->rule && ev->err == EACCES))
+		/* An ignore= rule, the protected policy file, or a reason in
+		 * ev->name: no line allows it. */
+		if (rule_is(ev, "ignore=") || (!ev->rule && ev->err == EACCES) || ev->name[0])
 			return;
 		if (ev->path[0] != '/')
 			return;
@@ -802,7 +803,11 @@ static void out_untipped_dir(struct out *o, const struct sb_event *ev)
 
 static void out_path_reason(struct out *o, const struct sb_event *ev)
 {
-	if (rule_is(ev, "ignore=")) {
+	if (ev->name[0]) {
+		/* What no rule can lift (an abstract socket, chroot), said by
+		 * the handler that refused it. */
+		out_shown(o, ev->name, NOTICE_FIELD_MAX);
+	} else if (rule_is(ev, "ignore=")) {
 		out_s(o, "hidden by rule ");
 		out_ruleref(o, ev->rule);
 	} else if (ev->rule && (ev->access & SB_ACC_WRITE)) {

@@ -551,6 +551,9 @@ int sb_handle_chroot(struct sb_notif *n)
 	/* A new root would make every later path mean something else to the
 	 * policy: refused in enforce mode, whatever the directory. */
 	n->ev->category = SB_API_PRIVILEGES;
+	if (sb_notif_read_str(n, n->req->data.args[0], n->ev->path, sizeof(n->ev->path)) != 0)
+		n->ev->path[0] = '\0';	/* shown only: nothing is decided by it */
+	sb_copy_str(n->ev->name, sizeof(n->ev->name), "a new root would change what every path means; no rule allows chroot");
 	if (sb_notif_refuse(n, EPERM, NULL, NULL))
 		return 0;
 	/* Learning: the kernel runs it (register and path checks are its own);

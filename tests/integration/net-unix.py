@@ -98,6 +98,10 @@ attempt("rel", go)
             cp = netlib.run(self.scratch, CONNECT, [f"expose-rw={self.rw}"], args=["@" + name[1:]])
             self.assertEqual(netlib.check_run(self, cp), {"c0": "ECONNREFUSED"})
             self.assertEqual(srv.pending(), 0)
+            # The line says why no rule helps, and offers none.
+            line = [l for l in cp.stderr.splitlines() if l.startswith("python-sb: DENIED connect '@sbnet-")]
+            self.assertEqual(len(line), 1, cp.stderr)
+            self.assertTrue(line[0].endswith(": abstract AF_UNIX sockets are refused"), line[0])
 
     def test_bind(self) -> None:
         prog = PRELUDE + '''

@@ -125,6 +125,17 @@ print("still here", flush=True)
         self.assertEqual(lines_of(cp, "grandchild "), ["grandchild kill ERR EPERM"])
         self.assertEqual(lines_of(cp, "still here"), ["still here"])
 
+    def test_chroot_refused_and_said_why(self) -> None:
+        s = self.t.script(TRY + '''
+attempt("chroot", lambda: os.chroot(sys.argv[1]))
+print("cwd", os.getcwd() == sys.argv[2], os.path.exists(sys.argv[3]))
+''')
+        cp = run(self.t, [str(s), str(self.t.out), str(self.t.root), str(s)], ["python-api=ALLOW:privileges"])
+        self.assertEqual(lines_of(cp, "chroot "), ["chroot ERR EPERM"], cp.stdout + cp.stderr)
+        self.assertEqual(lines_of(cp, "cwd "), ["cwd True True"], cp.stdout + cp.stderr)
+        self.assertIn(f"python-sb: DENIED chroot '{self.t.out}' (none) at ", cp.stderr)
+        self.assertIn(": a new root would change what every path means; no rule allows chroot\n", cp.stderr)
+
     def test_proc_directory_as_pidfd(self) -> None:
         """A /proc/PID directory descriptor serves as a pidfd, as the kernel
         allows (CPython's test_signal uses it): delivered to the program
