@@ -39,6 +39,17 @@ PROG = textwrap.dedent('''\
     show("write", lambda: open("app/new.txt", "w"))
     show("write-kw", lambda: open(file="app/new.txt", mode="w", encoding="utf-8"))
     show("allowed-kw", lambda: os.close(os.open(path="app/prog.py", flags=os.O_RDONLY)))
+
+
+    class Kept:
+        # Built-ins kept by a class stay plain functions, not methods.
+        opener = open
+        os_opener = os.open
+
+
+    show("class-open", lambda: Kept().opener(sys.argv[2]))
+    show("class-os.open", lambda: Kept().os_opener(sys.argv[2], os.O_RDONLY))
+    show("class-allowed", lambda: Kept().opener("app/prog.py").close())
     show("connect", connect)
     ''')
 
@@ -75,6 +86,9 @@ class Notes(unittest.TestCase):
         self.assertEqual(got.get("os.open-kw"), got.get("os.open"), cp.stdout + cp.stderr)
         self.assertEqual(got.get("write-kw"), got.get("write"), cp.stdout + cp.stderr)
         self.assertEqual(got.get("allowed-kw"), ["OK"], cp.stdout + cp.stderr)
+        self.assertEqual(got.get("class-open"), got.get("read"), cp.stdout + cp.stderr)
+        self.assertEqual(got.get("class-os.open"), got.get("os.open"), cp.stdout + cp.stderr)
+        self.assertEqual(got.get("class-allowed"), ["OK"], cp.stdout + cp.stderr)
         self.assertEqual(got.get("connect"), ["111", "RuleSocketConnectionRefusedError,ConnectionRefusedError",
                                               f"Guard network connection to '[127.0.0.1]:{port}' DENIED by "
                                               f"implicit default policy."], cp.stderr)
