@@ -4,8 +4,9 @@
 CPython's test suite exercises the file, process and socket calls far more
 widely than our own tests; a module that passes bare and fails under
 python-sb, with a policy that allows what it does, is a call python-sb does
-not perform as the kernel would.  This found the /proc/self/fd/N, O_TMPFILE
-linkat, /proc/PID pidfd and open(file=...) differences fixed on 2026-12-02.
+not perform as the kernel would.  On 2026-12-02 it found three: os.open()
+with keyword arguments (test_os), open kept in a class becoming a method
+(test_io), and pidfd_send_signal() with a /proc/PID directory (test_signal).
 
     python3 contrib/stdlib-diff/run.py [--python PY] [--python-sb PATH] [MODULE...]
 
