@@ -73,6 +73,31 @@ class Enforce(unittest.TestCase):
         run = run_agent(["-c", code], rules(imports="sys"))
         self.assertIn("Module named 'colorsys' is not allowed", run.stderr)
 
+    def test_a_finder_put_first_keeps_its_place(self) -> None:
+        # insert(0) then del [0] is how programs and test suites add and
+        # remove a finder: the second must remove theirs, not ours, and
+        # while theirs is first an import is still judged.
+        code = textwrap.dedent("""
+            import sys
+            class Mine:
+                def find_spec(self, name, path=None, target=None):
+                    return None
+            mine = Mine()
+            sys.meta_path.insert(0, mine)
+            import json
+            print(sys.meta_path[0] is mine)
+            try:
+                import colorsys
+            except ImportError as e:
+                print(type(e).__name__)
+            del sys.meta_path[0]
+            import json.decoder
+            print(any(f is mine for f in sys.meta_path),
+                  any(type(f).__module__ == 'pysandboxes.guards.imports' for f in sys.meta_path))
+        """)
+        run = run_agent(["-c", code], rules(imports="sys,json"))
+        self.assertEqual(run.stdout.split(), ["True", "RuleModuleNotFoundError", "False", "True"], run.stderr)
+
     def test_optional_import_degrades_gracefully(self) -> None:
         code = "try:\n import colorsys\nexcept ImportError:\n colorsys = None\nprint(colorsys)"
         run = run_agent(["-c", code], rules(imports="json"))

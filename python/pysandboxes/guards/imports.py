@@ -120,33 +120,53 @@ class Finder:
         sys.meta_path.insert(0, self)
         hooks["import"] = self._on_import_event
 
-    def _on_import_event(self, args: tuple) -> None:
+    def _on_import_event(self, args: tuple):
         mp = sys.meta_path
-        if not mp or mp[0] is not self:
-            try:
-                mp.remove(self)
-            except ValueError:
-                pass
-            mp.insert(0, self)
+        if not isinstance(mp, list) or (mp and mp[0] is self):
+            return None
+        if not any(f is self for f in mp):
+            mp.insert(0, self)  # the program removed it: back in front
+            return None
+        # A finder the program put ahead of ours keeps its place, so that
+        # `del sys.meta_path[0]` or `pop(0)` removes that one, not ours;
+        # this import (an `import` statement: importlib.import_module raises
+        # no event) is judged here instead, before any finder runs.
+        if args and isinstance(args[0], str) and self.agent.enforcing:
+            who = self._charged(args[0])
+            if who is not None:
+                return self._refuse(args[0], who)
+        return None
+
+    def _charged(self, name: str):
+        """The frame an import of `name` not allowed is charged to, or None
+        when the import is allowed or exempt.  Called straight from
+        find_spec or the audit hook: the frames are looked at only for a
+        module the rules do not allow (frame_at raises an audit event)."""
+        top = name.partition(".")[0]
+        ag = self.agent
+        if not ag.armed or self.all or top in self.allowed:
+            return None
+        frame = frame_at(2)  # our caller's caller: importlib, or the audit hook
+        who = importer(frame)
+        if who is None and (name == ag.main_module or ag.main_module.startswith(name + ".")):
+            who = frame  # runpy looking up the module of `-m`
+        return who
+
+    def _refuse(self, name: str, who):
+        from ..exceptions import RuleModuleNotFoundError
+
+        top = name.partition(".")[0]
+        self.agent.report("import", top, "denied", who)
+        return RuleModuleNotFoundError(top)
 
     # -- the finder protocol -------------------------------------------------
 
     def find_spec(self, name: str, path=None, target=None):
-        top = name.partition(".")[0]
         ag = self.agent
-        verdict = None
-        if ag.armed and not self.all and top not in self.allowed:
-            frame = frame_at(1)
-            who = importer(frame)
-            if who is None and (name == ag.main_module or ag.main_module.startswith(name + ".")):
-                who = frame  # runpy looking up the module of `-m`
-            if who is not None:
-                if ag.enforcing:
-                    from ..exceptions import RuleModuleNotFoundError
-
-                    ag.report("import", top, "denied", who)
-                    raise RuleModuleNotFoundError(top)
-                verdict = who
+        verdict = self._charged(name)
+        if verdict is not None and ag.enforcing:
+            raise self._refuse(name, verdict)
+        top = name.partition(".")[0]
         callbacks = self.watch.get(name)
         if verdict is None and callbacks is None:
             return None
