@@ -72,9 +72,35 @@ static int dot_last(struct sb_notif *n, int dirfd, const char *path, int err)
 	return 0;
 }
 
+/* The kernel looks a name up before it asks whether the directory may be
+ * written: removing a name that is not there fails with ENOENT, creating
+ * one that is there with EEXIST, whoever the caller (os_helper.unlink()
+ * and the like count on it).  Where the policy keeps the directory
+ * read-only, it may be listed, so the name's existence is no secret: give
+ * the kernel's answer, as bare, rather than a refusal.  Enforce mode only
+ * (learning and audit perform the call).  `lookup_err` is ENOENT (the call
+ * removes the name), EEXIST (it creates it) or 0. */
+static bool kernel_answers_first(struct sb_notif *n, const struct sb_path *p, int lookup_err)
+{
+	struct stat st;
+	bool there;
+
+	if (!lookup_err || n->mode != SB_MODE_ENFORCE ||
+	    sb_policy_check_path(n->policy, p->canon, p->len, SB_ACC_WRITE, NULL) != SB_PATH_READ_ONLY)
+		return false;
+	there = fstatat(p->parentfd, p->name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (there != (lookup_err == EEXIST))
+		return false;
+	sb_notif_ev_path(n, p->canon, SB_ACC_WRITE);
+	n->ev->err = lookup_err;
+	sb_notif_fail(n, lookup_err);
+	return true;
+}
+
 /* Resolve (parent, name) for a change and judge it as a write.  Returns 0
  * when the caller may act, 1 when the notification is answered. */
-static int name_for_write(struct sb_notif *n, int dirfd, const char *path, struct sb_path *p, int dot_err)
+static int name_for_write(struct sb_notif *n, int dirfd, const char *path, struct sb_path *p, int dot_err,
+			  int lookup_err)
 {
 	int rc = sb_path_resolve(n, dirfd, path, SB_RES_PARENT, p);
 
@@ -85,6 +111,8 @@ static int name_for_write(struct sb_notif *n, int dirfd, const char *path, struc
 			sb_notif_fail_resolve(n, rc);
 		return 1;
 	}
+	if (kernel_answers_first(n, p, lookup_err))
+		return 1;
 	if (sb_notif_check_path(n, p, SB_ACC_WRITE))
 		return 1;
 	if (sb_sup_holds_policy_file(n->sup, p->canon, p->len) && sb_notif_refuse(n, EACCES, NULL, NULL))
@@ -127,7 +155,7 @@ int sb_handle_mkdir(struct sb_notif *n)
 
 	if (read_path(n, d->args[at ? 1 : 0], path))
 		return 0;
-	if (name_for_write(n, dirfd, path, &p, EEXIST) == 0) {
+	if (name_for_write(n, dirfd, path, &p, EEXIST, EEXIST) == 0) {
 		int rc = sb_umask_begin(n);
 
 		if (rc)
@@ -161,7 +189,7 @@ int sb_handle_unlink(struct sb_notif *n)
 	}
 	if (read_path(n, pathp, path))
 		return 0;
-	if (name_for_write(n, dirfd, path, &p, flags ? EINVAL : EISDIR) == 0)
+	if (name_for_write(n, dirfd, path, &p, flags ? EINVAL : EISDIR, ENOENT) == 0)
 		answer(n, unlinkat(p.parentfd, p.name, flags));
 	sb_path_release(&p);
 	return 0;
@@ -191,10 +219,10 @@ int sb_handle_rename(struct sb_notif *n)
 	/* Both ends are writes; the event names the source.  A racing thread
 	 * cannot swap either end: the call acts on the judged (parent, name)
 	 * pairs. */
-	if (name_for_write(n, odir, opath, &from, EBUSY) == 0) {
+	if (name_for_write(n, odir, opath, &from, EBUSY, ENOENT) == 0) {
 		snprintf(fromcanon, sizeof(fromcanon), "%s", from.canon);
 		fromacc = n->ev->access;
-		if (name_for_write(n, ndir, npath, &to, EBUSY) == 0) {
+		if (name_for_write(n, ndir, npath, &to, EBUSY, 0) == 0) {
 			sb_notif_ev_path(n, fromcanon, fromacc);
 			answer(n, syscall(SYS_renameat2, from.parentfd, from.name, to.parentfd, to.name, flags));
 		}
@@ -237,7 +265,7 @@ int sb_handle_link(struct sb_notif *n)
 		snprintf(srccanon, sizeof(srccanon), "%s", from.canon);
 		if (from.fdobj) {
 			sb_notif_fail(n, ENOENT);	/* pipes and sockets have no name to link */
-		} else if (name_for_write(n, ndir, npath, &to, EEXIST) == 0) {
+		} else if (name_for_write(n, ndir, npath, &to, EEXIST, EEXIST) == 0) {
 			sb_notif_ev_path(n, srccanon, SB_ACC_WRITE);
 			proc_fd(proc, sizeof(proc), from.objfd);
 			answer(n, linkat(AT_FDCWD, proc, to.parentfd, to.name, AT_SYMLINK_FOLLOW));
@@ -259,7 +287,7 @@ int sb_handle_symlink(struct sb_notif *n)
 	 * later use of it is resolved and judged. */
 	if (read_path(n, d->args[0], target) || read_path(n, d->args[at ? 2 : 1], path))
 		return 0;
-	if (name_for_write(n, at ? (int)d->args[1] : AT_FDCWD, path, &p, EEXIST) == 0)
+	if (name_for_write(n, at ? (int)d->args[1] : AT_FDCWD, path, &p, EEXIST, EEXIST) == 0)
 		answer(n, symlinkat(target, p.parentfd, p.name));
 	sb_path_release(&p);
 	return 0;
@@ -281,7 +309,7 @@ int sb_handle_mknod(struct sb_notif *n)
 		sb_notif_fail(n, EPERM);
 		return 0;
 	}
-	if (name_for_write(n, at ? (int)d->args[0] : AT_FDCWD, path, &p, EEXIST) == 0) {
+	if (name_for_write(n, at ? (int)d->args[0] : AT_FDCWD, path, &p, EEXIST, EEXIST) == 0) {
 		int rc = sb_umask_begin(n);
 
 		if (rc)

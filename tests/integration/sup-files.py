@@ -209,6 +209,41 @@ attempt("read", lambda: len(open(P).read()) > 0)
         self.assertFalse((cfgdir / ".py-sandboxes.old").exists())
         self.assertFalse((cfgdir / ".py-sandboxes.hl").exists())
 
+    def test_read_only_names_answered_as_the_kernel_does(self) -> None:
+        """In a read-only directory, removing a name that is not there is
+        ENOENT and creating one that is there EEXIST, as the kernel answers
+        before it checks the write (os_helper.unlink() counts on it); the
+        writes themselves are refused with EACCES; a hidden directory tells
+        nothing either way."""
+        (self.t.data / "sub").mkdir()
+        s = self.t.script(TRY + '''
+data, secret = sys.argv[1], sys.argv[2]
+attempt("unlink-missing", lambda: os.unlink(data + "/missing.txt"))
+attempt("rmdir-missing", lambda: os.rmdir(data + "/missing"))
+attempt("rename-missing", lambda: os.rename(data + "/missing.txt", data + "/x.txt"))
+attempt("mkdir-there", lambda: os.mkdir(data + "/sub"))
+attempt("symlink-there", lambda: os.symlink("x", data + "/public.txt"))
+attempt("unlink-there", lambda: os.unlink(data + "/public.txt"))
+attempt("mkdir-new", lambda: os.mkdir(data + "/new"))
+attempt("secret-unlink-there", lambda: os.unlink(secret + "/key"))
+attempt("secret-unlink-missing", lambda: os.unlink(secret + "/missing"))
+attempt("secret-mkdir-there", lambda: os.mkdir(secret))
+''')
+        cp = run(self.t, [str(s), str(self.t.data), str(self.t.secret)])
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        want = {"unlink-missing": "ERR ENOENT", "rmdir-missing": "ERR ENOENT", "rename-missing": "ERR ENOENT",
+                "mkdir-there": "ERR EEXIST", "symlink-there": "ERR EEXIST", "unlink-there": "ERR EACCES",
+                "mkdir-new": "ERR EACCES", "secret-unlink-there": "ERR ENOENT",
+                "secret-unlink-missing": "ERR ENOENT", "secret-mkdir-there": "ERR ENOENT"}
+        for name, outcome in want.items():
+            self.assertEqual(lines_of(cp, name + " "), [f"{name} {outcome}"], cp.stdout + cp.stderr)
+        self.assertTrue((self.t.data / "public.txt").exists())
+        self.assertFalse((self.t.data / "new").exists())
+        # Only the calls that would have changed something are refusals.
+        denied = [l for l in cp.stderr.splitlines() if l.startswith("python-sb: DENIED")]
+        self.assertFalse([l for l in denied if f"'{self.t.data}/missing" in l or "/sub'" in l], cp.stderr)
+        self.assertTrue([l for l in denied if "public.txt' (write)" in l and "unlink" in l], cp.stderr)
+
     def test_tmpfile_linked_as_bare(self) -> None:
         """An O_TMPFILE made in a writable directory gets its name with linkat,
         through /proc/self/fd/N or AT_EMPTY_PATH, as under bare python; not in
