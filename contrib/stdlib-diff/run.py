@@ -57,7 +57,9 @@ env=TMPDIR={tmp}
 
 
 def run(cmd: list[str], tmp: Path) -> tuple[bool, str]:
-    env = dict(os.environ, TMPDIR=str(tmp))
+    # A home of its own: test_site and others create ~/.local/lib/pythonX.Y,
+    # which every later python-sb start would then stat (and refuse).
+    env = dict(os.environ, TMPDIR=str(tmp), HOME=str(tmp / "home"))
     p = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, timeout=1800)
     return p.returncode == 0, p.stdout + p.stderr
 
@@ -74,6 +76,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="sb-stdlib-")).resolve()
     tmp = work / "tmp"
     tmp.mkdir()
+    (tmp / "home").mkdir()
     policy = work / "policy"
     policy.write_text(POLICY.format(tmp=tmp))
     ignore = [a for name in EXPECTED for a in ("-i", name)]
