@@ -445,6 +445,37 @@ START_TEST(notice_hostile_path_stays_one_line)
 }
 END_TEST
 
+/* A cloud metadata service: the tip stays exact, with a warning; its
+ * neighbours are ordinary link-local addresses. */
+static void check_metadata_notices(struct sb_event *ev)
+{
+	static const char warn[] = " (a cloud metadata service: it hands out this machine's credentials)";
+	static const struct {
+		const char *addr, *shown, *bracketed, *net;
+		bool v6, metadata;
+	} cases[] = {
+		{ "169.254.169.254", "169.254.169.254:80", "[169.254.169.254]:80", "169.254.169.254/32", false, true },
+		{ "::ffff:169.254.169.254", "169.254.169.254:80", "[169.254.169.254]:80", "169.254.169.254/32", true,
+		  true },
+		{ "fd00:ec2::254", "[fd00:ec2::254]:80", "[fd00:ec2::254]:80", "fd00:ec2::254/128", true, true },
+		{ "169.254.169.253", "169.254.169.253:80", "[169.254.169.253]:80", "169.254.169.253/32", false,
+		  false },
+	};
+	char want[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].v6)
+			set_v6(ev, cases[i].addr, 80);
+		else
+			set_v4(ev, cases[i].addr, 80);
+		snprintf(want, sizeof(want),
+			 "python-sb: DENIED connect %s (tcp): Connection to %s DENIED by implicit default policy%s; "
+			 "add net=ALLOW|TCP|%s|80|OUT\n",
+			 cases[i].shown, cases[i].bracketed, cases[i].metadata ? warn : "", cases[i].net);
+		check_notice(ev, want);
+	}
+}
+
 START_TEST(notice_net)
 {
 	static const struct sb_rule_ref deny = { "~/.config/py-sandboxes/user-py-sandboxes.profile", 1,
@@ -466,24 +497,8 @@ START_TEST(notice_net)
 	strcpy(ev->pyloc, "evil.py:9 in exfiltrate()");
 	check_notice(ev, "python-sb: DENIED connect [::1]:9 (tcp) at evil.py:9 in exfiltrate(): Connection to "
 			 "[::1]:9 DENIED by implicit default policy; add net=ALLOW|TCP|::1/128|9|OUT\n");
-	/* A cloud metadata service: the tip stays exact, with a warning. */
 	ev->pyloc[0] = '\0';
-	set_v4(ev, "169.254.169.254", 80);
-	check_notice(ev, "python-sb: DENIED connect 169.254.169.254:80 (tcp): Connection to [169.254.169.254]:80 "
-			 "DENIED by implicit default policy (a cloud metadata service: it hands out this machine's "
-			 "credentials); add net=ALLOW|TCP|169.254.169.254/32|80|OUT\n");
-	set_v6(ev, "::ffff:169.254.169.254", 80);
-	check_notice(ev, "python-sb: DENIED connect 169.254.169.254:80 (tcp): Connection to [169.254.169.254]:80 "
-			 "DENIED by implicit default policy (a cloud metadata service: it hands out this machine's "
-			 "credentials); add net=ALLOW|TCP|169.254.169.254/32|80|OUT\n");
-	set_v6(ev, "fd00:ec2::254", 80);
-	check_notice(ev, "python-sb: DENIED connect [fd00:ec2::254]:80 (tcp): Connection to [fd00:ec2::254]:80 "
-			 "DENIED by implicit default policy (a cloud metadata service: it hands out this machine's "
-			 "credentials); add net=ALLOW|TCP|fd00:ec2::254/128|80|OUT\n");
-	/* Its neighbours are ordinary link-local addresses. */
-	set_v4(ev, "169.254.169.253", 80);
-	check_notice(ev, "python-sb: DENIED connect 169.254.169.253:80 (tcp): Connection to [169.254.169.253]:80 "
-			 "DENIED by implicit default policy; add net=ALLOW|TCP|169.254.169.253/32|80|OUT\n");
+	check_metadata_notices(ev);
 	free(ev);
 }
 END_TEST
